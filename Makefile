@@ -1,0 +1,86 @@
+# agent-sandbox: `make` builds build/agent-sandbox.
+#
+#   make              build/agent-sandbox (dynamic, -Werror)
+#   make static       build/static/agent-sandbox (fully static)
+#   make asan         build/asan/agent-sandbox (AddressSanitizer + UBSan)
+#   make unit         build and run the cmocka unit tests
+#   make check        the whole suite: unit and end-to-end, normal and sanitized
+#   make fuzz         build the libFuzzer targets into build/fuzz/
+#   make bench        start-up benchmark against raw bwrap
+#   make deps         install the Debian packages needed to build and test
+#   make format       apply .clang-format; make format-check fails on drift
+
+VERSION := 0.1.0
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+BUILD ?= build
+PKGS := json-c libseccomp
+
+WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wvla -Wno-unused-parameter
+CFLAGS ?= -O2 -g -D_FORTIFY_SOURCE=2
+ALL_CPPFLAGS := -D_GNU_SOURCE -DAGENT_SANDBOX_VERSION='"$(VERSION)"' -Isrc $(CPPFLAGS)
+ALL_CFLAGS := -std=gnu17 $(WARNINGS) -fstack-protector-strong \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS)) $(CFLAGS)
+LDLIBS ?= $(shell $(PKG_CONFIG) --libs $(PKGS))
+
+SRC := $(sort $(wildcard src/*.c))
+LIB_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(filter-out src/main.c,$(SRC)))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+
+.PHONY: all static asan unit check fuzz bench deps format format-check clean
+
+all: $(BUILD)/agent-sandbox
+
+$(BUILD)/agent-sandbox: $(BUILD)/obj/main.o $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/obj $(BUILD)/unit:
+	mkdir -p $@
+
+$(BUILD)/unit/%: tests/unit/%.c $(LIB_OBJ) | $(BUILD)/unit
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS) -lcmocka
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do $$t; done
+
+static:
+	$(MAKE) BUILD=build/static LDFLAGS=-static \
+		LDLIBS="$$($(PKG_CONFIG) --static --libs $(PKGS))" build/static/agent-sandbox
+
+asan:
+	$(MAKE) BUILD=build/asan \
+		CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=address,undefined" build/asan/agent-sandbox $(if $(WITH_UNIT),unit)
+
+check:
+	tests/run
+
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined
+fuzz:
+	$(MAKE) BUILD=build/fuzz CC=clang CFLAGS="$(FUZZ_CFLAGS)" $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_OBJ)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+bench: all
+	bench/run
+
+deps:
+	tests/install-deps
+
+format:
+	clang-format -i src/*.[ch] tests/unit/*.[ch] fuzz/*.c
+
+format-check:
+	clang-format --dry-run --Werror src/*.[ch] tests/unit/*.[ch] fuzz/*.c
+
+clean:
+	rm -rf build
+
+-include $(wildcard $(BUILD)/obj/*.d)

@@ -1,0 +1,42 @@
+/* Scope-bound cleanup: variables marked with these attributes release their
+ * resource on every path out of the block. Ownership leaves a variable only
+ * through steal_ptr()/steal_fd(), so a transfer is always visible. */
+#pragma once
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static inline void cleanup_freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void cleanup_closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(cleanup_freep)
+#define _cleanup_close_ _cleanup_(cleanup_closep)
+
+#define steal_ptr(pp)                                                                              \
+	({                                                                                         \
+		__typeof__(*(pp)) stolen_ = *(pp);                                                 \
+		*(pp) = NULL;                                                                      \
+		stolen_;                                                                           \
+	})
+
+static inline int steal_fd(int *fd)
+{
+	int stolen = *fd;
+	*fd = -1;
+	return stolen;
+}
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,0 +1,14 @@
+/* Whole-buffer reads and writes that survive EINTR and partial transfers. */
+#pragma once
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Returns 0 or -errno. */
+int write_all(int fd, const void *buf, size_t len);
+int write_str(int fd, const char *s);
+
+/* Reads a regular file of at most max bytes into a NUL-terminated buffer.
+ * Returns 0, or -errno (-EFBIG when larger than max, -EINVAL when it is not
+ * a regular file). Never blocks on a FIFO. */
+int read_file(const char *path, size_t max, char **out, size_t *len);
