@@ -1,0 +1,165 @@
+/* libFuzzer target for the JSONC front end. Every input must either be
+ * rejected with a message that points inside the input, or yield a tree in
+ * which every member and element has a position that lands on the first
+ * character of its key or value. Aborts when json-c refuses a document that
+ * the strict scanner accepted. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "jsonc.h"
+#include "xalloc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Turns line:column back into a byte offset, independently of jsonc.c. */
+struct text_map {
+	const uint8_t *data;
+	size_t size;
+	size_t *code_points; /* byte offset of every code point */
+	size_t n_code_points;
+	size_t *line_starts; /* index into code_points of each line's first one */
+	size_t n_lines;
+};
+
+static void text_map_init(struct text_map *map, const uint8_t *data, size_t size)
+{
+	*map = (struct text_map){.data = data, .size = size};
+	map->code_points = xreallocarray(NULL, size + 1, sizeof(*map->code_points));
+	map->line_starts = xreallocarray(NULL, size + 1, sizeof(*map->line_starts));
+	map->line_starts[map->n_lines++] = 0;
+	for (size_t i = 0; i < size; i++) {
+		if ((data[i] & 0xC0) == 0x80)
+			continue;
+		map->code_points[map->n_code_points++] = i;
+		if (data[i] == '\n')
+			map->line_starts[map->n_lines++] = map->n_code_points;
+	}
+}
+
+static void text_map_release(struct text_map *map)
+{
+	free(map->code_points);
+	free(map->line_starts);
+}
+
+/* The offset of pos; the end of the input when allow_end and pos is there. */
+static size_t text_map_offset(const struct text_map *map, struct jsonc_pos pos, bool allow_end)
+{
+	if (pos.line < 1 || pos.line > map->n_lines || pos.column < 1)
+		abort();
+	size_t first = map->line_starts[pos.line - 1];
+	size_t next_line = pos.line < map->n_lines ? map->line_starts[pos.line] : SIZE_MAX;
+	size_t index = first + (pos.column - 1);
+	if (index < first || index >= next_line)
+		abort();
+	if (index < map->n_code_points)
+		return map->code_points[index];
+	if (allow_end && index == map->n_code_points)
+		return map->size;
+	abort();
+}
+
+static bool starts_value(enum json_type type, uint8_t c)
+{
+	switch (type) {
+	case json_type_null:
+		return c == 'n';
+	case json_type_boolean:
+		return c == 't' || c == 'f';
+	case json_type_int:
+	case json_type_double:
+		return c == '-' || (c >= '0' && c <= '9');
+	case json_type_string:
+		return c == '"';
+	case json_type_object:
+		return c == '{';
+	case json_type_array:
+		return c == '[';
+	}
+	return false;
+}
+
+static void check_value_at(const struct text_map *map, struct json_object *value,
+			   struct jsonc_pos pos)
+{
+	size_t off = text_map_offset(map, pos, false);
+	if (!starts_value(json_object_get_type(value), map->data[off]))
+		abort();
+}
+
+static void check_tree(const struct text_map *map, struct json_object *value, unsigned depth)
+{
+	if (depth > 33)
+		abort();
+	struct jsonc_pos key_pos, value_pos;
+	if (json_object_is_type(value, json_type_object)) {
+		struct json_object_iterator it = json_object_iter_begin(value);
+		struct json_object_iterator end = json_object_iter_end(value);
+		for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+			const char *key = json_object_iter_peek_name(&it);
+			struct json_object *member = json_object_iter_peek_value(&it);
+			if (!jsonc_member_pos(value, key, &key_pos, &value_pos))
+				abort();
+			size_t key_off = text_map_offset(map, key_pos, false);
+			if (map->data[key_off] != '"' ||
+			    key_off >= text_map_offset(map, value_pos, false))
+				abort();
+			check_value_at(map, member, value_pos);
+			check_tree(map, member, depth + 1);
+		}
+	} else if (json_object_is_type(value, json_type_array)) {
+		size_t len = json_object_array_length(value);
+		for (size_t i = 0; i < len; i++) {
+			struct json_object *element = json_object_array_get_idx(value, i);
+			if (!jsonc_element_pos(value, i, &value_pos))
+				abort();
+			check_value_at(map, element, value_pos);
+			check_tree(map, element, depth + 1);
+		}
+		if (jsonc_element_pos(value, len, &value_pos))
+			abort();
+	}
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* "LINE:COLUMN: message", with the position inside the input, and not one of
+ * the messages that say json-c disagreed with the scanner. */
+static void check_error(const struct text_map *map, const struct error *err)
+{
+	if (err->code != EXIT_USAGE || !err->msg)
+		abort();
+	unsigned line, column;
+	int consumed = 0;
+	if (sscanf(err->msg, "%u:%u: %n", &line, &column, &consumed) != 2 || consumed == 0)
+		abort();
+	text_map_offset(map, (struct jsonc_pos){.line = line, .column = column}, true);
+	const char *what = err->msg + consumed;
+	if (starts_with(what, "json-c rejected") || starts_with(what, "internal error"))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	_cleanup_(text_map_release) struct text_map map;
+	text_map_init(&map, data, size);
+
+	_cleanup_error_ struct error err = ERROR_INIT;
+	struct json_object *root = NULL;
+	if (jsonc_parse((const char *)data, size, &root, &err) < 0) {
+		check_error(&map, &err);
+		return 0;
+	}
+	if (err.msg)
+		abort();
+	check_tree(&map, root, 0);
+	json_object_put(root);
+	return 0;
+}
