@@ -1,0 +1,360 @@
+/* This file decides what a config file may say. It validates strictly
+ * (unknown keys, wrong types and bad globs are errors with file:line:column)
+ * and never touches the filesystem beyond reading the file itself. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+#include "io.h"
+#include "jsonc.h"
+#include "pattern.h"
+#include "preset.h"
+#include "strbuf.h"
+#include "suggest.h"
+#include "xalloc.h"
+
+#define CONFIG_MAX_BYTES (1024 * 1024)
+
+struct loader {
+	struct config *cfg;
+	const char *name;
+	enum layer layer;
+	struct error *err;
+	struct strbuf summary;
+};
+
+static int fail_at(struct loader *ld, struct jsonc_pos pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail_at(struct loader *ld, struct jsonc_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (pos.line)
+		return error_set(ld->err, EXIT_USAGE, "loading config from %s:%u:%u: %s", ld->name,
+				 pos.line, pos.column, msg);
+	return error_set(ld->err, EXIT_USAGE, "loading config from %s: %s", ld->name, msg);
+}
+
+static char *origin_at(const struct loader *ld, struct jsonc_pos pos)
+{
+	return xasprintf("%s:%u:%u", ld->name, pos.line, pos.column);
+}
+
+static const char *type_name(struct json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		return "null";
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_double:
+	case json_type_int:
+		return "a number";
+	case json_type_object:
+		return "an object";
+	case json_type_array:
+		return "an array";
+	case json_type_string:
+		return "a string";
+	}
+	return "a value";
+}
+
+static int unknown_key(struct loader *ld, struct jsonc_pos pos, const char *key, const char *where,
+		       const char *const *known, size_t count)
+{
+	_cleanup_strbuf_ struct strbuf list = STRBUF_INIT;
+	for (size_t i = 0; i < count; i++)
+		strbuf_addf(&list, "%s\"%s\"", i ? ", " : "", known[i]);
+	const char *nearest = suggest_nearest(key, known, count);
+	if (nearest)
+		return fail_at(ld, pos, "unknown key \"%s\"%s; did you mean \"%s\"? (expected one of: %s)",
+			       key, where, nearest, list.buf);
+	return fail_at(ld, pos, "unknown key \"%s\"%s (expected one of: %s)", key, where, list.buf);
+}
+
+static int load_bool(struct loader *ld, struct json_object *obj, const char *key,
+		     struct config_setting *setting)
+{
+	struct jsonc_pos key_pos = {0, 0}, value_pos = {0, 0};
+	jsonc_member_pos(obj, key, &key_pos, &value_pos);
+	struct json_object *v = json_object_object_get(obj, key);
+	if (!json_object_is_type(v, json_type_boolean))
+		return fail_at(ld, value_pos, "expected true or false for \"%s\", not %s", key,
+			       type_name(v));
+	_cleanup_free_ char *origin = origin_at(ld, value_pos);
+	config_set(setting, json_object_get_boolean(v), ld->layer, origin);
+	strbuf_addf(&ld->summary, ", %s=%s", key, setting->value ? "true" : "false");
+	return 0;
+}
+
+/* Returns the strings of an array member, checking each element. */
+static int load_string_array(struct loader *ld, struct json_object *obj, const char *key,
+			     const char *what, struct json_object **array)
+{
+	struct jsonc_pos key_pos = {0, 0}, value_pos = {0, 0};
+	jsonc_member_pos(obj, key, &key_pos, &value_pos);
+	struct json_object *v = json_object_object_get(obj, key);
+	if (!json_object_is_type(v, json_type_array))
+		return fail_at(ld, value_pos, "expected an array of %s for \"%s\", not %s", what, key,
+			       type_name(v));
+	size_t n = json_object_array_length(v);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(v, i);
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(v, i, &pos);
+		if (!json_object_is_type(e, json_type_string))
+			return fail_at(ld, pos, "expected an array of %s for \"%s\", but element %zu is %s",
+				       what, key, i + 1, type_name(e));
+		const char *s = json_object_get_string(e);
+		if ((size_t)json_object_get_string_len(e) != strlen(s))
+			return fail_at(ld, pos, "\"%s\" element %zu contains a NUL character", key,
+				       i + 1);
+	}
+	*array = v;
+	return 0;
+}
+
+static int load_presets(struct loader *ld, struct json_object *fs)
+{
+	struct json_object *array;
+	if (load_string_array(ld, fs, "presets", "preset names like \"@git\" or \"!@lint/python\"",
+			      &array) < 0)
+		return -1;
+	size_t n = json_object_array_length(array);
+	if (n)
+		strbuf_addstr(&ld->summary, ", presets");
+	for (size_t i = 0; i < n; i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(array, i));
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(array, i, &pos);
+		const char *bare = name[0] == '!' ? name + 1 : name;
+		if (!preset_lookup(bare)) {
+			_cleanup_strbuf_ struct strbuf known = STRBUF_INIT;
+			preset_list_names(&known);
+			const char *nearest = preset_suggest(bare);
+			if (nearest)
+				return fail_at(ld, pos,
+					       "unknown preset \"%s\"; did you mean \"%s%s\"? (known "
+					       "presets: %s; prefix with \"!\" to remove one)",
+					       name, name[0] == '!' ? "!" : "", nearest, known.buf);
+			return fail_at(ld, pos,
+				       "unknown preset \"%s\" (known presets: %s; prefix with \"!\" to "
+				       "remove one)",
+				       name, known.buf);
+		}
+		strv_push(&ld->cfg->presets, name);
+		strbuf_addf(&ld->summary, " %s", name);
+	}
+	return 0;
+}
+
+static int load_rules(struct loader *ld, struct json_object *fs, const char *key,
+		      enum access_level level)
+{
+	struct json_object *array;
+	if (load_string_array(ld, fs, key, "paths", &array) < 0)
+		return -1;
+	size_t n = json_object_array_length(array);
+	for (size_t i = 0; i < n; i++) {
+		const char *path = json_object_get_string(json_object_array_get_idx(array, i));
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(array, i, &pos);
+		_cleanup_error_ struct error perr = ERROR_INIT;
+		if (pattern_validate(path, &perr) < 0)
+			return fail_at(ld, pos, "in \"%s\": %s", key, perr.msg);
+		_cleanup_free_ char *origin = origin_at(ld, pos);
+		rule_list_add(&ld->cfg->rules, path, level, ld->layer, origin);
+	}
+	strbuf_addf(&ld->summary, ", %s %zu", key, n);
+	return 0;
+}
+
+static int load_filesystem(struct loader *ld, struct json_object *root)
+{
+	static const char *const keys[] = {"presets", "ro", "rw", "exclude"};
+	struct jsonc_pos key_pos = {0, 0}, value_pos = {0, 0};
+	jsonc_member_pos(root, "filesystem", &key_pos, &value_pos);
+	struct json_object *fs = json_object_object_get(root, "filesystem");
+	if (!json_object_is_type(fs, json_type_object))
+		return fail_at(ld, value_pos,
+			       "expected an object like {\"ro\": [...], \"rw\": [...]} for "
+			       "\"filesystem\", not %s",
+			       type_name(fs));
+
+	json_object_object_foreach(fs, key, value)
+	{
+		(void)value;
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(fs, key, &kp, NULL);
+		int r;
+		if (!strcmp(key, "presets"))
+			r = load_presets(ld, fs);
+		else if (!strcmp(key, "ro"))
+			r = load_rules(ld, fs, key, ACCESS_RO);
+		else if (!strcmp(key, "rw"))
+			r = load_rules(ld, fs, key, ACCESS_RW);
+		else if (!strcmp(key, "exclude"))
+			r = load_rules(ld, fs, key, ACCESS_EXCLUDE);
+		else
+			r = unknown_key(ld, kp, key, " in \"filesystem\"", keys, ARRAY_SIZE(keys));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int load_network(struct loader *ld, struct json_object *root)
+{
+	struct jsonc_pos value_pos = {0, 0};
+	jsonc_member_pos(root, "network", NULL, &value_pos);
+	struct json_object *v = json_object_object_get(root, "network");
+	if (json_object_is_type(v, json_type_object))
+		return fail_at(ld, value_pos,
+			       "a \"network\" object (domain allow and deny lists) is not supported "
+			       "by this version of agent-sandbox yet; use true (host network) or "
+			       "false (no network)");
+	return load_bool(ld, root, "network", &ld->cfg->network);
+}
+
+static int load_root(struct loader *ld, struct json_object *root)
+{
+	static const char *const keys[] = {"filesystem", "docker", "read-only", "network",
+					   "commands",   "secrets", "env"};
+	static const struct {
+		const char *key;
+		const char *feature;
+	} later[] = {
+		{"commands", "command wrappers"},
+		{"secrets", "secret file masking"},
+		{"env", "environment filtering"},
+	};
+
+	if (!json_object_is_type(root, json_type_object))
+		return fail_at(ld, (struct jsonc_pos){1, 1},
+			       "expected a JSON object at the top level, not %s", type_name(root));
+
+	json_object_object_foreach(root, key, value)
+	{
+		(void)value;
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(root, key, &kp, NULL);
+		int r = 0;
+		bool handled = false;
+		for (size_t i = 0; i < ARRAY_SIZE(later); i++)
+			if (!strcmp(key, later[i].key))
+				return fail_at(ld, kp,
+					       "\"%s\" (%s) is not supported by this version of "
+					       "agent-sandbox yet",
+					       key, later[i].feature);
+		if (!strcmp(key, "filesystem"))
+			r = load_filesystem(ld, root), handled = true;
+		else if (!strcmp(key, "docker"))
+			r = load_bool(ld, root, key, &ld->cfg->docker), handled = true;
+		else if (!strcmp(key, "read-only"))
+			r = load_bool(ld, root, key, &ld->cfg->read_only), handled = true;
+		else if (!strcmp(key, "network"))
+			r = load_network(ld, root), handled = true;
+		if (!handled)
+			r = unknown_key(ld, kp, key, "", keys, ARRAY_SIZE(keys));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int config_load_text(struct config *cfg, const char *name, const char *text, size_t len,
+		     enum layer layer, struct error *err)
+{
+	struct json_object *root = NULL;
+	if (jsonc_parse(text, len, &root, err) < 0)
+		return error_set(err, EXIT_USAGE, "loading config from %s:%s", name, err->msg);
+
+	struct loader ld = {.cfg = cfg, .name = name, .layer = layer, .err = err};
+	int r = load_root(&ld, root);
+	json_object_put(root);
+	if (r == 0) {
+		strv_pushf(&cfg->notes, "%s config %s%s", layer_name(layer), name,
+			   ld.summary.len ? strbuf_str(&ld.summary) : ": empty");
+		strv_push(&cfg->files, name);
+	}
+	strbuf_release(&ld.summary);
+	return r;
+}
+
+int config_load_file(struct config *cfg, const char *path, enum layer layer, struct error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r = read_file(path, CONFIG_MAX_BYTES, &text, &len);
+	if (r == -EFBIG)
+		return error_set(err, EXIT_USAGE, "loading config from %s: larger than %d bytes",
+				 path, CONFIG_MAX_BYTES);
+	if (r == -EINVAL)
+		return error_set(err, EXIT_USAGE, "loading config from %s: not a regular file",
+				 path);
+	if (r < 0)
+		return error_errno(err, EXIT_USAGE, -r, "loading config from %s", path);
+	return config_load_text(cfg, path, text, len, layer, err);
+}
+
+int config_find(const char *dir, const char *stem, char **found, struct error *err)
+{
+	_cleanup_free_ char *json = xasprintf("%s/%s.json", dir, stem);
+	_cleanup_free_ char *jsonc = xasprintf("%s/%s.jsonc", dir, stem);
+	struct stat st;
+	bool has_json = lstat(json, &st) == 0;
+	bool has_jsonc = lstat(jsonc, &st) == 0;
+	*found = NULL;
+	if (has_json && has_jsonc) {
+		error_set(err, EXIT_USAGE, "both %s and %s exist; keep one of them", json, jsonc);
+		error_hint(err, "merge them into %s and remove %s", jsonc, json);
+		return -1;
+	}
+	if (has_json)
+		*found = steal_ptr(&json);
+	else if (has_jsonc)
+		*found = steal_ptr(&jsonc);
+	return 0;
+}
+
+void config_set(struct config_setting *setting, bool value, enum layer layer, const char *origin)
+{
+	free(setting->origin);
+	setting->value = value;
+	setting->layer = layer;
+	setting->origin = xstrdup(origin);
+}
+
+void config_init(struct config *cfg)
+{
+	*cfg = (struct config){
+		.rules = RULE_LIST_INIT,
+		.presets = STRV_INIT,
+		.files = STRV_INIT,
+		.notes = STRV_INIT,
+	};
+	config_set(&cfg->docker, false, LAYER_BUILTIN, "default");
+	config_set(&cfg->read_only, false, LAYER_BUILTIN, "default");
+	config_set(&cfg->network, true, LAYER_BUILTIN, "default");
+}
+
+void config_release(struct config *cfg)
+{
+	rule_list_release(&cfg->rules);
+	strv_release(&cfg->presets);
+	strv_release(&cfg->files);
+	strv_release(&cfg->notes);
+	free(cfg->docker.origin);
+	free(cfg->read_only.origin);
+	free(cfg->network.origin);
+	cfg->docker.origin = cfg->read_only.origin = cfg->network.origin = NULL;
+}

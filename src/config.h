@@ -1,0 +1,54 @@
+/* Configuration: finding, loading and validating the JSONC files, and
+ * merging the layers (global, then project or --config, then the command
+ * line) into one value. Arrays concatenate; scalars: the later layer wins. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "rule.h"
+#include "strv.h"
+
+enum network_mode {
+	NETWORK_HOST, /* the host's network */
+	NETWORK_NONE, /* a new network namespace with loopback only */
+};
+
+struct config_setting {
+	bool value;
+	enum layer layer; /* who decided: LAYER_BUILTIN for the default */
+	char *origin;     /* "<file>:L:C", "--docker", or "default" */
+};
+
+struct config {
+	struct rule_list rules; /* ro/rw/exclude from global, project and CLI */
+	struct strv presets;    /* "@x" and "!@x" operations in layer order */
+	struct config_setting docker;
+	struct config_setting read_only;
+	struct config_setting network; /* value true: host network */
+	struct strv files;      /* config files loaded, in order */
+	struct strv notes;      /* what each layer contributed, for --debug */
+};
+
+void config_init(struct config *cfg);
+void config_release(struct config *cfg);
+
+/* Looks for <dir>/<stem>.json and <dir>/<stem>.jsonc. Sets *found to the one
+ * that exists, or NULL when neither does; having both is an error. */
+int config_find(const char *dir, const char *stem, char **found, struct error *err);
+
+/* Loads one file into cfg at the given layer (LAYER_GLOBAL or
+ * LAYER_PROJECT). Errors name the file, line and column. */
+int config_load_file(struct config *cfg, const char *path, enum layer layer, struct error *err);
+
+/* Loads a layer from text already in memory; `name` is used in messages. */
+int config_load_text(struct config *cfg, const char *name, const char *text, size_t len,
+		     enum layer layer, struct error *err);
+
+void config_set(struct config_setting *setting, bool value, enum layer layer, const char *origin);
+
+static inline void cleanup_configp(struct config *cfg)
+{
+	config_release(cfg);
+}
+#define _cleanup_config_ __attribute__((cleanup(cleanup_configp)))

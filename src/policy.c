@@ -1,0 +1,370 @@
+/* This file decides access levels. It reads the filesystem only to expand
+ * globs and resolve symlinks, and it never changes it.
+ *
+ * Specificity, when several rules name the same resolved path: an exact
+ * path beats a glob; then the later layer wins (cli > project > global >
+ * presets); then exclude beats ro beats rw. Between different paths the
+ * deeper one wins inside its subtree, which the mount order (parents first)
+ * enforces by itself. */
+#include "policy.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "path.h"
+#include "pattern.h"
+#include "strbuf.h"
+#include "strv.h"
+#include "xalloc.h"
+
+const struct base_mount policy_base_mounts[] = {
+	{"/", BASE_HOST_ROOT, "host root, read-only"},
+	{"/dev", BASE_DEV, "fresh minimal /dev"},
+	{"/proc", BASE_PROC, "the sandbox's own /proc"},
+	{"/tmp", BASE_TMPFS, "private, empty"},
+	{"/run", BASE_TMPFS, "private, empty"},
+};
+const size_t policy_base_mounts_len = ARRAY_SIZE(policy_base_mounts);
+
+struct candidate {
+	char *path;
+	const struct rule *rule;
+	size_t order; /* rule index, for a stable result */
+	bool glob;
+	bool is_dir;
+	struct strv links; /* symlinks followed while resolving */
+};
+
+struct candidates {
+	struct candidate *items;
+	size_t len, alloc;
+};
+
+static void candidates_release(struct candidates *c)
+{
+	for (size_t i = 0; i < c->len; i++) {
+		free(c->items[i].path);
+		strv_release(&c->items[i].links);
+	}
+	free(c->items);
+}
+
+static void add_note(struct policy_note **notes, size_t *len, const char *path,
+		     const struct rule *rule, char *reason)
+{
+	*notes = xreallocarray(*notes, *len + 1, sizeof(**notes));
+	(*notes)[(*len)++] = (struct policy_note){
+		.path = xstrdup(path),
+		.rule = rule,
+		.reason = reason,
+	};
+}
+
+static void add_candidate(struct candidates *c, char *path, const struct rule *rule, size_t order,
+			  bool glob, bool is_dir, struct strv *links)
+{
+	if (c->len == c->alloc) {
+		c->alloc = c->alloc ? c->alloc * 2 : 32;
+		c->items = xreallocarray(c->items, c->alloc, sizeof(*c->items));
+	}
+	c->items[c->len++] = (struct candidate){
+		.path = path,
+		.rule = rule,
+		.order = order,
+		.glob = glob,
+		.is_dir = is_dir,
+		.links = *links,
+	};
+	*links = (struct strv)STRV_INIT;
+}
+
+static int rule_error(struct error *err, const struct rule *rule, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int rule_error(struct error *err, const struct rule *rule, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	return error_set(err, EXIT_USAGE, "%s rule \"%s\" (from %s): %s",
+			 access_level_name(rule->level), rule->pattern, rule->origin, msg);
+}
+
+const struct base_mount *policy_base_for(const char *path)
+{
+	const struct base_mount *best = &policy_base_mounts[0];
+	for (size_t i = 1; i < policy_base_mounts_len; i++)
+		if (path_is_within(path, policy_base_mounts[i].path))
+			best = &policy_base_mounts[i];
+	return best;
+}
+
+/* Expands one rule into candidates; records why nothing came of it. */
+static int expand_rule(const struct policy_input *in, size_t order, struct candidates *c,
+		       struct policy *out, struct error *err)
+{
+	const struct rule *rule = &in->rules->items[order];
+	_cleanup_free_ char *abs = NULL;
+	_cleanup_error_ struct error perr = ERROR_INIT;
+	if (path_expand(rule->pattern, in->home, in->cwd, &abs, &perr) < 0)
+		return rule_error(err, rule, "%s", perr.msg);
+
+	_cleanup_strv_ struct strv paths = STRV_INIT;
+	bool glob = pattern_has_glob(abs);
+	if (glob)
+		path_glob(abs, &paths);
+	else
+		strv_push_owned(&paths, pattern_unescape(abs));
+	if (glob && paths.len == 0)
+		add_note(&out->skipped, &out->skipped_len, abs, rule, xstrdup("glob matches nothing"));
+
+	for (size_t i = 0; i < paths.len; i++) {
+		_cleanup_strv_ struct strv links = STRV_INIT;
+		char *resolved = NULL;
+		bool is_dir = false;
+		int r = path_resolve(paths.items[i], &resolved, &links, &is_dir);
+		if (r < 0) {
+			/* bwrap would create a missing mount target on the host,
+			 * leaving an empty file or directory behind, so a rule for
+			 * a missing path is skipped rather than mounted. */
+			add_note(&out->skipped, &out->skipped_len, paths.items[i], rule,
+				 r == -ENOENT ? xstrdup("does not exist")
+					      : xasprintf("cannot be resolved: %s", strerror(-r)));
+			continue;
+		}
+		const struct base_mount *base = policy_base_for(resolved);
+		if (base->kind == BASE_DEV || base->kind == BASE_PROC) {
+			int ret = rule_error(err, rule,
+					     "%s is under %s, which the sandbox mounts fresh; rules "
+					     "cannot apply there",
+					     resolved, base->path);
+			free(resolved);
+			return ret;
+		}
+		if (!strcmp(resolved, "/") && rule->level == ACCESS_EXCLUDE) {
+			free(resolved);
+			return rule_error(err, rule, "the root directory cannot be excluded");
+		}
+		add_candidate(c, resolved, rule, order, glob, is_dir, &links);
+	}
+	return 0;
+}
+
+static int compare_candidates(const void *pa, const void *pb)
+{
+	const struct candidate *a = pa, *b = pb;
+	int r = path_compare(a->path, b->path);
+	if (r)
+		return r;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static bool beats(const struct candidate *a, const struct candidate *b)
+{
+	if (a->glob != b->glob)
+		return !a->glob;
+	if (a->rule->layer != b->rule->layer)
+		return a->rule->layer > b->rule->layer;
+	return a->rule->level > b->rule->level;
+}
+
+static char *why_beats(const struct candidate *winner, const struct candidate *loser)
+{
+	if (winner->glob != loser->glob)
+		return xasprintf("overridden by %s %s (%s): an exact path beats a glob",
+				 access_level_name(winner->rule->level), winner->rule->pattern,
+				 winner->rule->origin);
+	if (winner->rule->layer != loser->rule->layer)
+		return xasprintf("overridden by %s %s (%s): the %s layer comes after %s",
+				 access_level_name(winner->rule->level), winner->rule->pattern,
+				 winner->rule->origin, layer_name(winner->rule->layer),
+				 layer_name(loser->rule->layer));
+	if (winner->rule->level != loser->rule->level)
+		return xasprintf("overridden by %s %s (%s): %s beats %s in the same layer",
+				 access_level_name(winner->rule->level), winner->rule->pattern,
+				 winner->rule->origin, access_level_name(winner->rule->level),
+				 access_level_name(loser->rule->level));
+	return xasprintf("same as %s %s (%s)", access_level_name(winner->rule->level),
+			 winner->rule->pattern, winner->rule->origin);
+}
+
+static const struct access_entry *deepest_covering(const struct policy *p, const char *path,
+						   const char *except)
+{
+	const struct access_entry *best = NULL;
+	size_t best_len = 0;
+	for (size_t i = 0; i < p->len; i++) {
+		const struct access_entry *e = &p->entries[i];
+		if (except && !strcmp(e->path, except))
+			continue;
+		size_t n = strlen(e->path);
+		if ((!best || n > best_len) && path_is_within(path, e->path)) {
+			best = e;
+			best_len = n;
+		}
+	}
+	return best;
+}
+
+const struct access_entry *policy_entry_for(const struct policy *p, const char *path)
+{
+	return deepest_covering(p, path, NULL);
+}
+
+/* What a path would get if the entry for it did not exist: its parent's
+ * level, or what the base layout gives (hidden under fresh mounts). */
+static enum access_level level_without(const struct policy *p, const char *path)
+{
+	const struct access_entry *e = deepest_covering(p, path, path);
+	if (e)
+		return e->level;
+	return policy_base_for(path)->kind == BASE_HOST_ROOT ? ACCESS_RO : ACCESS_EXCLUDE;
+}
+
+/* A symlink inside a writable directory may have been put there by a
+ * sandboxed program to redirect a rule at the next run (".generated ->
+ * ~/.ssh"). Such a rule may still tighten access to the target, but never
+ * loosen it. */
+static int check_planted_symlinks(const struct policy *p, const struct candidate *winner,
+				  enum access_level strictest_loser, struct error *err)
+{
+	if (winner->rule->level == ACCESS_EXCLUDE)
+		return 0;
+	for (size_t i = 0; i < winner->links.len; i++) {
+		const char *link = winner->links.items[i];
+		const struct access_entry *area = policy_entry_for(p, link);
+		if (!area || area->level != ACCESS_RW)
+			continue;
+		enum access_level baseline = level_without(p, winner->path);
+		if (strictest_loser > baseline)
+			baseline = strictest_loser;
+		if (winner->rule->level >= baseline)
+			continue;
+		rule_error(err, winner->rule,
+			   "it resolves through the symlink %s, which lies in the writable "
+			   "directory %s where a sandboxed program could have planted it; "
+			   "following it would make %s %s instead of %s",
+			   link, area->path, winner->path, access_level_name(winner->rule->level),
+			   access_level_name(baseline));
+		error_hint(err, "if that target is intended, name it directly (--%s %s) or "
+				"replace the symlink",
+			   access_level_name(winner->rule->level), winner->path);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_working_directory(const struct policy *p, const char *cwd, struct error *err)
+{
+	const struct access_entry *e = policy_entry_for(p, cwd);
+	if (e && e->level == ACCESS_EXCLUDE) {
+		error_set(err, EXIT_USAGE,
+			  "the working directory %s is inside %s, which is excluded by \"%s\" "
+			  "(from %s)",
+			  cwd, e->path, e->rule->pattern, e->rule->origin);
+		error_hint(err, "run from a directory the policy allows, or remove that rule");
+		return -1;
+	}
+	if (!e && policy_base_for(cwd)->kind != BASE_HOST_ROOT) {
+		error_set(err, EXIT_USAGE,
+			  "the working directory %s is under %s, which is private in the "
+			  "sandbox, and no rule makes it visible",
+			  cwd, policy_base_for(cwd)->path);
+		error_hint(err, "add --ro %s or --rw %s, or keep the @base preset", cwd, cwd);
+		return -1;
+	}
+	return 0;
+}
+
+int policy_resolve(const struct policy_input *in, struct policy *out, struct error *err)
+{
+	struct candidates c = {0};
+	*out = (struct policy){0};
+
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < in->rules->len; i++)
+		r = expand_rule(in, i, &c, out, err);
+	if (r < 0)
+		goto fail;
+
+	qsort(c.items, c.len, sizeof(*c.items), compare_candidates);
+
+	/* One entry per distinct path: the best candidate of each group. */
+	size_t *winner_of = xcalloc(c.len, sizeof(size_t));
+	out->entries = xcalloc(c.len, sizeof(*out->entries));
+	for (size_t i = 0; i < c.len;) {
+		size_t end = i, best = i;
+		while (end < c.len && !strcmp(c.items[end].path, c.items[i].path)) {
+			if (beats(&c.items[end], &c.items[best]))
+				best = end;
+			end++;
+		}
+		for (size_t j = i; j < end; j++) {
+			winner_of[j] = best;
+			if (j != best)
+				add_note(&out->overridden, &out->overridden_len, c.items[j].path,
+					 c.items[j].rule, why_beats(&c.items[best], &c.items[j]));
+		}
+		out->entries[out->len++] = (struct access_entry){
+			.path = xstrdup(c.items[best].path),
+			.level = c.items[best].rule->level,
+			.rule = c.items[best].rule,
+			.is_dir = c.items[best].is_dir,
+			.from_glob = c.items[best].glob,
+		};
+		i = end;
+	}
+
+	for (size_t i = 0; r == 0 && i < c.len; i++) {
+		if (winner_of[i] != i)
+			continue;
+		enum access_level strictest_loser = ACCESS_RW;
+		for (size_t j = 0; j < c.len; j++)
+			if (winner_of[j] == i && j != i && c.items[j].rule->level > strictest_loser)
+				strictest_loser = c.items[j].rule->level;
+		r = check_planted_symlinks(out, &c.items[i], strictest_loser, err);
+	}
+	free(winner_of);
+	if (r < 0)
+		goto fail;
+
+	if (in->read_only)
+		for (size_t i = 0; i < out->len; i++)
+			if (out->entries[i].level == ACCESS_RW) {
+				out->entries[i].level = ACCESS_RO;
+				out->entries[i].downgraded = true;
+			}
+
+	if (check_working_directory(out, in->cwd, err) < 0)
+		goto fail;
+	candidates_release(&c);
+	return 0;
+
+fail:
+	candidates_release(&c);
+	policy_release(out);
+	return -1;
+}
+
+static void notes_release(struct policy_note *notes, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		free(notes[i].path);
+		free(notes[i].reason);
+	}
+	free(notes);
+}
+
+void policy_release(struct policy *p)
+{
+	for (size_t i = 0; i < p->len; i++)
+		free(p->entries[i].path);
+	free(p->entries);
+	notes_release(p->skipped, p->skipped_len);
+	notes_release(p->overridden, p->overridden_len);
+	*p = (struct policy){0};
+}
