@@ -1,0 +1,136 @@
+/* This file turns a plan into bwrap arguments, in mount order: the host root
+ * read-only, fresh /dev /proc /tmp /run, agent-sandbox's own directory, then
+ * the access table with every directory before its contents, and last the
+ * remounts that make excluded directories read-only (they must come after
+ * anything mounted inside them). */
+#include "bwrap.h"
+
+#include <string.h>
+
+#include "cleanup.h"
+#include "inside.h"
+#include "xalloc.h"
+
+static void add(struct strv *args, const char *a)
+{
+	strv_push(args, a);
+}
+
+static void add2(struct strv *args, const char *a, const char *b)
+{
+	strv_push(args, a);
+	strv_push(args, b);
+}
+
+static void add3(struct strv *args, const char *a, const char *b, const char *c)
+{
+	strv_push(args, a);
+	strv_push(args, b);
+	strv_push(args, c);
+}
+
+static void render_base(const struct sandbox_plan *plan, struct strv *args)
+{
+	const struct access_entry *root = NULL;
+	for (size_t i = 0; i < plan->policy->len; i++)
+		if (!strcmp(plan->policy->entries[i].path, "/"))
+			root = &plan->policy->entries[i];
+
+	for (size_t i = 0; i < policy_base_mounts_len; i++) {
+		const struct base_mount *m = &policy_base_mounts[i];
+		switch (m->kind) {
+		case BASE_HOST_ROOT:
+			add3(args, root && root->level == ACCESS_RW ? "--bind" : "--ro-bind", "/",
+			     "/");
+			break;
+		case BASE_DEV:
+			add2(args, "--dev", m->path);
+			break;
+		case BASE_PROC:
+			add2(args, "--proc", m->path);
+			break;
+		case BASE_TMPFS:
+			add2(args, "--tmpfs", m->path);
+			break;
+		}
+	}
+	if (plan->runtime_dir)
+		add3(args, "--perms", "0700", "--tmpfs"), add(args, plan->runtime_dir);
+
+	add2(args, "--tmpfs", SANDBOX_DIR);
+	add3(args, "--ro-bind", plan->self_exe, SANDBOX_SELF);
+}
+
+static void render_entries(const struct sandbox_plan *plan, struct strv *args)
+{
+	for (size_t i = 0; i < plan->policy->len; i++) {
+		const struct access_entry *e = &plan->policy->entries[i];
+		if (!strcmp(e->path, "/"))
+			continue;
+		switch (e->level) {
+		case ACCESS_RW:
+			/* -try: if the path vanished since the policy was made,
+			 * skip it instead of creating a mount point on the host. */
+			add3(args, "--bind-try", e->path, e->path);
+			break;
+		case ACCESS_RO:
+			add3(args, "--ro-bind-try", e->path, e->path);
+			break;
+		case ACCESS_EXCLUDE:
+			if (e->is_dir)
+				add2(args, "--tmpfs", e->path);
+			else
+				add3(args, "--ro-bind", plan->empty_file, e->path);
+			break;
+		}
+	}
+	for (size_t i = plan->policy->len; i-- > 0;) {
+		const struct access_entry *e = &plan->policy->entries[i];
+		if (e->level == ACCESS_EXCLUDE && e->is_dir)
+			add2(args, "--remount-ro", e->path);
+	}
+}
+
+size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args)
+{
+	/* Always a new user namespace, also for root, so that the sandbox's
+	 * capabilities mean nothing on the host. */
+	add(args, "--unshare-user");
+	add(args, "--unshare-ipc");
+	add(args, "--unshare-pid");
+	add(args, "--unshare-uts");
+	add(args, "--unshare-cgroup-try");
+	if (!plan->host_network)
+		add(args, "--unshare-net");
+	add(args, "--die-with-parent");
+	if (plan->new_session)
+		add(args, "--new-session");
+	add2(args, "--cap-drop", "ALL");
+	add(args, "--as-pid-1");
+	add(args, "--info-fd");
+	strv_pushf(args, "%d", plan->info_fd);
+
+	render_base(plan, args);
+	render_entries(plan, args);
+
+	/* Search-only: the binary can be run, the directory not listed. */
+	add3(args, "--chmod", "0111", SANDBOX_DIR);
+	add2(args, "--remount-ro", SANDBOX_DIR);
+
+	add3(args, "--setenv", "AGENT_SANDBOX", "1");
+	add2(args, "--chdir", plan->cwd);
+	if (plan->seccomp_fd >= 0) {
+		add(args, "--seccomp");
+		strv_pushf(args, "%d", plan->seccomp_fd);
+	}
+	size_t command_start = args->len;
+	add(args, "--");
+	add2(args, SANDBOX_SELF, SANDBOX_INIT_ARG);
+	strv_pushf(args, "%d", plan->ready_fd);
+	strv_pushf(args, "%d", plan->stderr_fd);
+	strv_pushf(args, "%#lx", plan->ignored_signals);
+	add(args, "--");
+	for (char *const *a = plan->command; *a; a++)
+		add(args, *a);
+	return command_start;
+}

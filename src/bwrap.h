@@ -1,0 +1,29 @@
+/* Rendering the policy as bwrap arguments. Pure: the same plan always gives
+ * the same arguments, which --dry-run prints and the tests compare. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "policy.h"
+#include "strv.h"
+
+struct sandbox_plan {
+	const struct policy *policy;
+	bool host_network;       /* share the host's network namespace */
+	bool new_session;        /* detach from the terminal (stdin is not one) */
+	const char *self_exe;    /* host path of this binary */
+	const char *empty_file;  /* host path of an empty read-only file */
+	const char *runtime_dir; /* $XDG_RUNTIME_DIR to give a private tmpfs, or NULL */
+	const char *cwd;
+	int seccomp_fd; /* -1 for none */
+	int info_fd;    /* bwrap reports the init's host pid on it */
+	int ready_fd;   /* the init reports on it that the sandbox is up */
+	int stderr_fd;  /* the real stderr, for the init to hand to the command */
+	unsigned long ignored_signals; /* to stay ignored in the command */
+	char *const *command;
+};
+
+/* Appends the arguments (without the leading "bwrap") and returns the index
+ * of the "--" that ends bwrap's options: bwrap reads options from --args but
+ * the command only from its real argv. */
+size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args);

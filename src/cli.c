@@ -1,0 +1,359 @@
+/* This file decides what the command line means. It only parses: paths are
+ * checked later, when the configuration is resolved. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "pattern.h"
+#include "suggest.h"
+#include "xalloc.h"
+
+const char cli_usage[] =
+	"usage: agent-sandbox [flags] [--] CMD [ARGS...]   run CMD in the sandbox\n"
+	"       agent-sandbox exec [flags] [--] CMD...     the same, explicitly\n"
+	"       agent-sandbox check | --check              tell whether this runs inside a sandbox\n"
+	"       agent-sandbox policy [flags]               print the resolved access table\n"
+	"       agent-sandbox version | --version | -v\n"
+	"       agent-sandbox help | --help | -h\n"
+	"\n"
+	"flags:\n"
+	"  -C, --cwd PATH          run as if started in PATH\n"
+	"  -c, --config PATH       use this config file instead of the project config\n"
+	"      --ro PATH           make PATH read-only (repeatable; globs allowed)\n"
+	"      --rw PATH           make PATH writable (repeatable; globs allowed)\n"
+	"      --exclude PATH      hide the contents of PATH (repeatable; globs allowed)\n"
+	"      --network=MODE      true: host network; false: no network\n"
+	"      --docker            expose the Docker socket (hidden by default)\n"
+	"      --read-only         nothing is writable except private temp dirs\n"
+	"      --dry-run           print the bwrap command, one argument per line, and exit\n"
+	"      --debug             explain every decision on stderr\n"
+	"\n"
+	"Flags stop at the first word that is not a flag: `agent-sandbox npm test --help`\n"
+	"passes --help to npm. Config: ~/.config/agent-sandbox/config.jsonc (global) and\n"
+	".agent-sandbox.jsonc in the working directory (project).\n";
+
+enum flag_id {
+	F_CWD,
+	F_CONFIG,
+	F_RO,
+	F_RW,
+	F_EXCLUDE,
+	F_CMD,
+	F_NETWORK,
+	F_ALLOW_HOST,
+	F_DOCKER,
+	F_READ_ONLY,
+	F_DRY_RUN,
+	F_DEBUG,
+	F_CHECK,
+	F_VERSION,
+	F_HELP,
+};
+
+enum flag_arg {
+	ARG_NONE,     /* --check */
+	ARG_BOOL,     /* --docker, --docker=false */
+	ARG_REQUIRED, /* --ro PATH, --ro=PATH */
+	ARG_ATTACHED, /* --network=MODE only */
+};
+
+static const struct flag {
+	const char *name;
+	char short_name;
+	enum flag_arg arg;
+	enum flag_id id;
+	const char *value_name;
+} flags[] = {
+	{"cwd", 'C', ARG_REQUIRED, F_CWD, "a directory"},
+	{"config", 'c', ARG_REQUIRED, F_CONFIG, "a config file"},
+	{"ro", 0, ARG_REQUIRED, F_RO, "a path"},
+	{"rw", 0, ARG_REQUIRED, F_RW, "a path"},
+	{"exclude", 0, ARG_REQUIRED, F_EXCLUDE, "a path"},
+	{"cmd", 0, ARG_REQUIRED, F_CMD, "NAME=VALUE"},
+	{"network", 0, ARG_ATTACHED, F_NETWORK, "true or false"},
+	{"allow-host", 0, ARG_REQUIRED, F_ALLOW_HOST, "a host name"},
+	{"docker", 0, ARG_BOOL, F_DOCKER, NULL},
+	{"read-only", 0, ARG_BOOL, F_READ_ONLY, NULL},
+	{"dry-run", 0, ARG_BOOL, F_DRY_RUN, NULL},
+	{"debug", 0, ARG_BOOL, F_DEBUG, NULL},
+	{"check", 0, ARG_NONE, F_CHECK, NULL},
+	{"version", 'v', ARG_NONE, F_VERSION, NULL},
+	{"help", 'h', ARG_NONE, F_HELP, NULL},
+};
+
+static const struct {
+	const char *word;
+	enum verb verb;
+	bool takes_flags; /* flags may follow the verb */
+} verbs[] = {
+	{"exec", VERB_RUN, true},	   {"check", VERB_CHECK, false},
+	{"policy", VERB_POLICY, true},   {"doctor", VERB_DOCTOR, false},
+	{"log", VERB_LOG, false},	   {"version", VERB_VERSION, false},
+	{"help", VERB_HELP, false},
+};
+
+static int parse_bool(const char *flag, const char *value, bool *out, struct error *err)
+{
+	if (!strcmp(value, "true") || !strcmp(value, "1")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(value, "false") || !strcmp(value, "0")) {
+		*out = false;
+		return 0;
+	}
+	return error_set(err, EXIT_USAGE,
+			 "flag %s: invalid value \"%s\" (expected true, false, 1 or 0)", flag,
+			 value);
+}
+
+static const struct flag *find_long(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
+		if (strlen(flags[i].name) == len && !strncmp(flags[i].name, name, len))
+			return &flags[i];
+	return NULL;
+}
+
+static const struct flag *find_short(char c)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
+		if (flags[i].short_name && flags[i].short_name == c)
+			return &flags[i];
+	return NULL;
+}
+
+static int unknown_flag(const char *arg, struct error *err)
+{
+	const char *names[ARRAY_SIZE(flags)];
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
+		names[i] = flags[i].name;
+	const char *bare = arg + strspn(arg, "-");
+	_cleanup_free_ char *name = xstrndup(bare, strcspn(bare, "="));
+	const char *nearest = suggest_nearest(name, names, ARRAY_SIZE(names));
+	error_set(err, EXIT_USAGE, "unknown flag \"%s\"", arg);
+	if (nearest)
+		error_hint(err, "did you mean --%s? (agent-sandbox --help lists the flags; to pass "
+				"a flag to a program, put it after the program's name)",
+			   nearest);
+	else
+		error_hint(err, "agent-sandbox --help lists the flags; to pass a flag to a program, "
+				"put it after the program's name");
+	return -1;
+}
+
+static int set_verb(struct cli *cli, bool *verb_set, enum verb verb)
+{
+	if (!*verb_set) {
+		cli->verb = verb;
+		*verb_set = true;
+	}
+	return 0;
+}
+
+static int add_rule(struct cli *cli, const char *flag, const char *value, enum access_level level,
+		    struct error *err)
+{
+	_cleanup_error_ struct error perr = ERROR_INIT;
+	if (pattern_validate(value, &perr) < 0)
+		return error_set(err, EXIT_USAGE, "flag %s: %s", flag, perr.msg);
+	rule_list_add(&cli->rules, value, level, LAYER_CLI, flag);
+	return 0;
+}
+
+static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, const char *value,
+		      bool *verb_set, struct error *err)
+{
+	bool b = true;
+	if (f->arg == ARG_BOOL && value && parse_bool(shown, value, &b, err) < 0)
+		return -1;
+	if (f->arg == ARG_REQUIRED && !*value)
+		return error_set(err, EXIT_USAGE, "flag %s: the value must not be empty", shown);
+
+	switch (f->id) {
+	case F_CWD:
+		free(cli->cwd);
+		cli->cwd = xstrdup(value);
+		return 0;
+	case F_CONFIG:
+		free(cli->config_path);
+		cli->config_path = xstrdup(value);
+		return 0;
+	case F_RO:
+		return add_rule(cli, "--ro", value, ACCESS_RO, err);
+	case F_RW:
+		return add_rule(cli, "--rw", value, ACCESS_RW, err);
+	case F_EXCLUDE:
+		return add_rule(cli, "--exclude", value, ACCESS_EXCLUDE, err);
+	case F_CMD:
+		error_set(err, EXIT_USAGE,
+			  "flag --cmd (command wrappers) is not supported by this version of "
+			  "agent-sandbox yet");
+		return -1;
+	case F_ALLOW_HOST:
+		error_set(err, EXIT_USAGE,
+			  "flag --allow-host (domain-filtered network) is not supported by this "
+			  "version of agent-sandbox yet");
+		error_hint(err, "use --network=true for the host network");
+		return -1;
+	case F_NETWORK:
+		if (parse_bool(shown, value, &b, err) < 0) {
+			error_hint(err, "--network=true is the host network, --network=false none");
+			return -1;
+		}
+		cli->network = b ? YES : NO;
+		return 0;
+	case F_DOCKER:
+		cli->docker = b ? YES : NO;
+		return 0;
+	case F_READ_ONLY:
+		cli->read_only = b ? YES : NO;
+		return 0;
+	case F_DRY_RUN:
+		cli->dry_run = b;
+		return 0;
+	case F_DEBUG:
+		cli->debug = b;
+		return 0;
+	case F_CHECK:
+		return set_verb(cli, verb_set, VERB_CHECK);
+	case F_VERSION:
+		return set_verb(cli, verb_set, VERB_VERSION);
+	case F_HELP:
+		return set_verb(cli, verb_set, VERB_HELP);
+	}
+	return 0;
+}
+
+/* Parses the flag at argv[*i]; advances *i past it and its value. */
+static int parse_flag(int argc, char **argv, int *i, struct cli *cli, bool *verb_set,
+		      struct error *err)
+{
+	const char *arg = argv[*i];
+	const struct flag *f;
+	const char *value = NULL;
+	_cleanup_free_ char *shown = NULL;
+
+	if (arg[1] == '-') {
+		const char *name = arg + 2;
+		const char *eq = strchr(name, '=');
+		f = find_long(name, eq ? (size_t)(eq - name) : strlen(name));
+		if (!f)
+			return unknown_flag(arg, err);
+		shown = xasprintf("--%s", f->name);
+		if (eq) {
+			if (f->arg == ARG_NONE)
+				return error_set(err, EXIT_USAGE, "flag %s does not take a value",
+						 shown);
+			value = eq + 1;
+		}
+	} else {
+		f = find_short(arg[1]);
+		if (!f)
+			return unknown_flag(arg, err);
+		shown = xasprintf("-%c", f->short_name);
+		if (arg[2]) {
+			if (f->arg != ARG_REQUIRED)
+				return unknown_flag(arg, err);
+			value = arg + 2;
+		}
+	}
+	(*i)++;
+
+	if (f->arg == ARG_ATTACHED && !value)
+		return error_set(err, EXIT_USAGE, "flag %s needs a value: %s=%s", shown, shown,
+				 f->id == F_NETWORK ? "true (host network) or " : "");
+	if (f->arg == ARG_REQUIRED && !value) {
+		if (*i >= argc)
+			return error_set(err, EXIT_USAGE, "flag %s needs a value (%s)", shown,
+					 f->value_name);
+		value = argv[(*i)++];
+	}
+	return apply_flag(cli, f, shown, value, verb_set, err);
+}
+
+int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
+{
+	*cli = (struct cli){
+		.verb = VERB_RUN,
+		.rules = RULE_LIST_INIT,
+		.network = UNSET,
+		.docker = UNSET,
+		.read_only = UNSET,
+	};
+	bool verb_set = false, verb_word_seen = false, forced = false;
+	int i = 1;
+
+	for (;;) {
+		while (i < argc && argv[i][0] == '-' && argv[i][1] && !forced) {
+			if (!strcmp(argv[i], "--")) {
+				forced = true;
+				i++;
+				break;
+			}
+			if (parse_flag(argc, argv, &i, cli, &verb_set, err) < 0)
+				return -1;
+		}
+		if (forced || verb_word_seen || i >= argc)
+			break;
+		size_t v = 0;
+		while (v < ARRAY_SIZE(verbs) && strcmp(verbs[v].word, argv[i]) != 0)
+			v++;
+		if (v == ARRAY_SIZE(verbs))
+			break;
+		verb_word_seen = true;
+		i++;
+		if (!verb_set) {
+			cli->verb = verbs[v].verb;
+			verb_set = true;
+		}
+		if (!verbs[v].takes_flags)
+			break;
+	}
+	cli->command = argv + i;
+
+	switch (cli->verb) {
+	case VERB_RUN:
+		if (!cli->command[0] && !verb_set) {
+			error_set(err, EXIT_USAGE, "missing the command to run");
+			error_hint(err, "agent-sandbox [flags] CMD [ARGS...], e.g. agent-sandbox bash; "
+					"agent-sandbox --help for more");
+			return -1;
+		}
+		if (!cli->command[0])
+			return error_set(err, EXIT_USAGE, "exec: missing the command to run");
+		return 0;
+	case VERB_POLICY:
+		if (cli->command[0])
+			return error_set(err, EXIT_USAGE,
+					 "policy takes only flags, not \"%s\" (the policy does not "
+					 "depend on the command)",
+					 cli->command[0]);
+		return 0;
+	case VERB_CHECK:
+	case VERB_VERSION:
+	case VERB_HELP:
+		if (cli->command[0])
+			return error_set(err, EXIT_USAGE, "unexpected argument \"%s\"",
+					 cli->command[0]);
+		return 0;
+	case VERB_DOCTOR:
+	case VERB_LOG:
+		error_set(err, EXIT_USAGE, "\"%s\" is not supported by this version of agent-sandbox yet",
+			  cli->verb == VERB_DOCTOR ? "doctor" : "log");
+		error_hint(err, "to run a program of that name, write agent-sandbox -- %s",
+			   cli->verb == VERB_DOCTOR ? "doctor" : "log");
+		return -1;
+	}
+	return 0;
+}
+
+void cli_release(struct cli *cli)
+{
+	free(cli->cwd);
+	free(cli->config_path);
+	rule_list_release(&cli->rules);
+	cli->cwd = cli->config_path = NULL;
+}

@@ -1,0 +1,181 @@
+/* Formatting for people. Nothing here decides anything. */
+#include "report.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "io.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+void debug_line(const struct debug *dbg, const char *fmt, ...)
+{
+	if (!dbg->enabled)
+		return;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "agent-sandbox: debug: ");
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	strbuf_addch(&sb, '\n');
+	write_all(dbg->fd, sb.buf, sb.len);
+}
+
+int report_error(int fd, const struct error *err)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "agent-sandbox: %s\n", err->msg ? err->msg : "unknown error");
+	if (err->hint)
+		strbuf_addf(&sb, "agent-sandbox: hint: %s\n", err->hint);
+	write_all(fd, sb.buf, sb.len);
+	return err->code ? err->code : EXIT_SETUP;
+}
+
+static const char *setting_source(const struct config_setting *s)
+{
+	return s->layer == LAYER_BUILTIN ? "default" : s->origin;
+}
+
+struct row {
+	const char *path;
+	const char *access;
+	const char *rule;
+	char *from;
+};
+
+static void print_rows(struct strbuf *sb, const struct row *rows, size_t n)
+{
+	size_t wp = strlen("PATH"), wa = strlen("ACCESS"), wr = strlen("RULE");
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(rows[i].path) > wp)
+			wp = strlen(rows[i].path);
+		if (strlen(rows[i].access) > wa)
+			wa = strlen(rows[i].access);
+		if (strlen(rows[i].rule) > wr)
+			wr = strlen(rows[i].rule);
+	}
+	strbuf_addf(sb, "%-*s  %-*s  %-*s  %s\n", (int)wp, "PATH", (int)wa, "ACCESS", (int)wr,
+		    "RULE", "FROM");
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(sb, "%-*s  %-*s  %-*s  %s\n", (int)wp, rows[i].path, (int)wa,
+			    rows[i].access, (int)wr, rows[i].rule, rows[i].from);
+}
+
+void report_policy(int fd, const struct policy *policy, const struct policy_summary *summary)
+{
+	const struct config *cfg = summary->cfg;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "working directory  %s\n", summary->cwd);
+	strbuf_addf(&sb, "network            %s (%s)\n",
+		    cfg->network.value ? "host network" : "none (loopback only)",
+		    setting_source(&cfg->network));
+	strbuf_addf(&sb, "docker socket      %s (%s)\n",
+		    !summary->docker_socket ? "none found"
+		    : cfg->docker.value	    ? "exposed"
+					    : "hidden",
+		    setting_source(&cfg->docker));
+	strbuf_addf(&sb, "read-only          %s (%s)\n", cfg->read_only.value ? "yes" : "no",
+		    setting_source(&cfg->read_only));
+	strbuf_addf(&sb, "presets            %s\n", summary->presets);
+	for (size_t i = 0; i < cfg->files.len; i++)
+		strbuf_addf(&sb, "config             %s\n", cfg->files.items[i]);
+	strbuf_addch(&sb, '\n');
+
+	size_t n = policy_base_mounts_len + policy->len;
+	_cleanup_free_ struct row *rows = xcalloc(n, sizeof(*rows));
+	size_t k = 0;
+	for (size_t i = 0; i < policy_base_mounts_len; i++) {
+		const struct base_mount *m = &policy_base_mounts[i];
+		rows[k++] = (struct row){
+			.path = m->path,
+			.access = m->kind == BASE_HOST_ROOT ? "ro"
+				  : m->kind == BASE_TMPFS   ? "private"
+							    : "fresh",
+			.rule = "-",
+			.from = xasprintf("built-in (%s)", m->description),
+		};
+	}
+	for (size_t i = 0; i < policy->len; i++) {
+		const struct access_entry *e = &policy->entries[i];
+		const struct rule *r = e->rule;
+		rows[k++] = (struct row){
+			.path = e->path,
+			.access = access_level_name(e->level),
+			.rule = r->pattern,
+			.from = e->downgraded
+					? xasprintf("%s %s, made ro by read-only mode",
+						    layer_name(r->layer), r->origin)
+					: xasprintf("%s %s", layer_name(r->layer), r->origin),
+		};
+	}
+	print_rows(&sb, rows, k);
+	if (policy->skipped_len)
+		strbuf_addf(&sb, "\n%zu rule%s skipped (paths that do not exist); --debug lists them\n",
+			    policy->skipped_len, policy->skipped_len == 1 ? "" : "s");
+	for (size_t i = 0; i < k; i++)
+		free(rows[i].from);
+	write_all(fd, sb.buf, sb.len);
+}
+
+void report_policy_notes(const struct debug *dbg, const struct policy *policy)
+{
+	for (size_t i = 0; i < policy->skipped_len; i++) {
+		const struct policy_note *n = &policy->skipped[i];
+		debug_line(dbg, "path: skipped %s %s (%s): %s", access_level_name(n->rule->level),
+			   n->path, n->rule->origin, n->reason);
+	}
+	for (size_t i = 0; i < policy->overridden_len; i++) {
+		const struct policy_note *n = &policy->overridden[i];
+		debug_line(dbg, "path: %s %s (%s) %s", access_level_name(n->rule->level), n->path,
+			   n->rule->origin, n->reason);
+	}
+	for (size_t i = 0; i < policy->len; i++) {
+		const struct access_entry *e = &policy->entries[i];
+		debug_line(dbg, "access: %-7s %s  <- %s (%s %s)%s", access_level_name(e->level),
+			   e->path, e->rule->pattern, layer_name(e->rule->layer), e->rule->origin,
+			   e->downgraded ? " made ro by read-only mode" : "");
+	}
+}
+
+void report_dry_run(int fd, const struct strv *args)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "bwrap\n");
+	for (size_t i = 0; i < args->len; i++)
+		strbuf_addf(&sb, "%s\n", args->items[i]);
+	write_all(fd, sb.buf, sb.len);
+}
+
+static void add_quoted(struct strbuf *sb, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "-_./=:,@%+") == strlen(s)) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+void report_bwrap_args(const struct debug *dbg, const struct strv *args)
+{
+	if (!dbg->enabled)
+		return;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "bwrap");
+	for (size_t i = 0; i < args->len; i++) {
+		strbuf_addch(&sb, ' ');
+		add_quoted(&sb, args->items[i]);
+	}
+	debug_line(dbg, "%s", sb.buf);
+}

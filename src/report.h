@@ -1,0 +1,39 @@
+/* What agent-sandbox tells the user: errors, --debug lines, the policy
+ * table and the --dry-run listing. Only run.c calls these. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "error.h"
+#include "policy.h"
+#include "strv.h"
+
+struct debug {
+	bool enabled;
+	int fd;
+};
+
+void debug_line(const struct debug *dbg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints "agent-sandbox: <message>" and the hint; returns the exit code. */
+int report_error(int fd, const struct error *err);
+
+struct policy_summary {
+	const struct config *cfg;
+	const char *presets; /* "@base @git ..." */
+	const char *cwd;
+	const char *docker_socket; /* NULL when there is none */
+};
+
+/* The access table, as `policy` prints it and --debug repeats it. */
+void report_policy(int fd, const struct policy *policy, const struct policy_summary *summary);
+
+/* --debug: skipped and overridden rules. */
+void report_policy_notes(const struct debug *dbg, const struct policy *policy);
+
+/* --dry-run: "bwrap" and then one argument per line. */
+void report_dry_run(int fd, const struct strv *args);
+
+/* --debug: the bwrap command on one line, shell-quoted. */
+void report_bwrap_args(const struct debug *dbg, const struct strv *args);

@@ -1,0 +1,211 @@
+/* This file dispatches the verbs and runs the sandbox. It is the only place
+ * that prints errors: everything below returns them. */
+#include "run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bwrap.h"
+#include "cleanup.h"
+#include "cli.h"
+#include "env.h"
+#include "inside.h"
+#include "io.h"
+#include "path.h"
+#include "report.h"
+#include "rundir.h"
+#include "sandbox_init.h"
+#include "seccomp_filter.h"
+#include "session.h"
+#include "supervise.h"
+#include "xalloc.h"
+
+static int check_platform(struct error *err)
+{
+	struct utsname u;
+	if (uname(&u) < 0)
+		return error_errno(err, EXIT_SETUP, errno, "uname");
+	if (strcmp(u.sysname, "Linux") != 0)
+		return error_set(err, EXIT_SETUP,
+				 "agent-sandbox runs on Linux only (this is %s): it needs Linux "
+				 "namespaces",
+				 u.sysname);
+	return 0;
+}
+
+/* Looks bwrap up on the PATH of the environment we were given. */
+static int find_bwrap(char *const *envp, char **out, struct error *err)
+{
+	const char *path = env_get(envp, "PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		const char *colon = strchrnul(p, ':');
+		if (colon > p && p[0] == '/') {
+			_cleanup_free_ char *candidate =
+				xasprintf("%.*s/bwrap", (int)(colon - p), p);
+			struct stat st;
+			if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
+			    access(candidate, X_OK) == 0) {
+				*out = steal_ptr(&candidate);
+				return 0;
+			}
+		}
+		p = *colon ? colon + 1 : colon;
+	}
+	error_set(err, EXIT_SETUP, "bwrap (bubblewrap) not found on PATH");
+	error_hint(err, "install it: sudo apt-get install bubblewrap (Debian, Ubuntu), sudo dnf "
+			"install bubblewrap (Fedora), sudo pacman -S bubblewrap (Arch)");
+	return -1;
+}
+
+static int find_self(char **out, struct error *err)
+{
+	_cleanup_free_ char *exe = NULL;
+	int r = path_read_link("/proc/self/exe", &exe);
+	if (r < 0)
+		return error_errno(err, EXIT_SETUP, -r, "reading /proc/self/exe");
+	if (strstr(exe, " (deleted)"))
+		return error_set(err, EXIT_SETUP,
+				 "the agent-sandbox binary was replaced or deleted while running "
+				 "(%s); run it again",
+				 exe);
+	*out = steal_ptr(&exe);
+	return 0;
+}
+
+static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int err_fd,
+		       const struct debug *dbg, struct error *err)
+{
+	_cleanup_session_ struct session s;
+	if (session_build(&s, cli, envp, dbg, err) < 0)
+		return -1;
+
+	_cleanup_free_ char *bwrap = NULL;
+	if (find_bwrap(envp, &bwrap, err) < 0 && !cli->dry_run)
+		return -1;
+	_cleanup_free_ char *self = NULL;
+	if (find_self(&self, err) < 0)
+		return -1;
+	_cleanup_free_ char *empty = NULL;
+	if (rundir_empty_file(env_get(envp, "XDG_RUNTIME_DIR"), &empty, err) < 0)
+		return -1;
+	_cleanup_close_ int seccomp_fd = seccomp_filter_fd(err);
+	if (seccomp_fd < 0)
+		return -1;
+
+	struct supervisor sv;
+	if (supervisor_prepare(&sv, err_fd, err) < 0) {
+		supervisor_release(&sv);
+		return -1;
+	}
+	const char *runtime_dir = env_get(envp, "XDG_RUNTIME_DIR");
+	bool new_session = !isatty(in);
+	struct sandbox_plan plan = {
+		.policy = &s.policy,
+		.host_network = s.cfg.network.value,
+		.new_session = new_session,
+		.self_exe = self,
+		.empty_file = empty,
+		.runtime_dir = runtime_dir && !strncmp(runtime_dir, "/run/", 5) ? runtime_dir
+										  : NULL,
+		.cwd = s.cwd,
+		.seccomp_fd = seccomp_fd,
+		.info_fd = sv.info_pipe[1],
+		.ready_fd = sv.ready_pipe[1],
+		.stderr_fd = sv.stderr_copy,
+		.ignored_signals = sv.ignored_signals,
+		.command = cli->command,
+	};
+	_cleanup_strv_ struct strv args = STRV_INIT;
+	size_t command_start = bwrap_render(&plan, &args);
+	report_bwrap_args(dbg, &args);
+
+	if (cli->dry_run) {
+		supervisor_release(&sv);
+		report_dry_run(out, &args);
+		return 0;
+	}
+
+	struct supervise_request req = {
+		.bwrap = bwrap,
+		.args = &args,
+		.command_start = command_start,
+		.envp = envp,
+		.in = in,
+		.out = out,
+		.err = err_fd,
+		.seccomp_fd = seccomp_fd,
+		.new_session = new_session,
+	};
+	int status = supervisor_run(&sv, &req, err);
+	supervisor_release(&sv);
+	return status;
+}
+
+static int show_policy(const struct cli *cli, char **envp, int out, const struct debug *dbg,
+		       struct error *err)
+{
+	_cleanup_session_ struct session s;
+	if (session_build(&s, cli, envp, dbg, err) < 0)
+		return -1;
+	struct policy_summary summary = {
+		.cfg = &s.cfg,
+		.presets = s.presets_text,
+		.cwd = s.cwd,
+		.docker_socket = s.docker_socket,
+	};
+	report_policy(out, &s.policy, &summary);
+	return 0;
+}
+
+int run(int argc, char **argv, char **envp, int in, int out, int err_fd)
+{
+	if (argc > 1 && !strcmp(argv[1], SANDBOX_INIT_ARG))
+		sandbox_init_main(argc, argv);
+
+	_cleanup_error_ struct error err = ERROR_INIT;
+	struct cli cli;
+	int status;
+	if (cli_parse(argc, argv, &cli, &err) < 0) {
+		cli_release(&cli);
+		return report_error(err_fd, &err);
+	}
+	struct debug dbg = {.enabled = cli.debug, .fd = err_fd};
+
+	switch (cli.verb) {
+	case VERB_HELP:
+		write_str(out, cli_usage);
+		status = 0;
+		break;
+	case VERB_VERSION:
+		write_str(out, "agent-sandbox " AGENT_SANDBOX_VERSION "\n");
+		status = 0;
+		break;
+	case VERB_CHECK:
+		status = inside_sandbox() ? 0 : 1;
+		write_str(out, status == 0 ? "inside sandbox\n" : "outside sandbox\n");
+		break;
+	case VERB_POLICY:
+		status = check_platform(&err);
+		if (status == 0)
+			status = show_policy(&cli, envp, out, &dbg, &err);
+		break;
+	case VERB_RUN:
+		status = check_platform(&err);
+		if (status == 0)
+			status = run_sandbox(&cli, envp, in, out, err_fd, &dbg, &err);
+		break;
+	default:
+		status = error_set(&err, EXIT_USAGE, "this verb is not supported yet");
+		break;
+	}
+	cli_release(&cli);
+	if (status < 0)
+		return report_error(err_fd, &err);
+	return status;
+}

@@ -1,0 +1,139 @@
+/* The sandbox's init. It runs inside the finished sandbox, so it dies on
+ * error (there is nothing to clean up) and never touches the host.
+ *
+ * Signals: the host forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT that were
+ * sent to it with kill(2). Those arrive here from an ancestor namespace, so
+ * their sender pid reads as 0; only those are passed on to the command. A
+ * signal sent by a process inside the sandbox (sender pid > 0) is dropped:
+ * nothing inside can kill the init. Terminal-generated signals reach the
+ * command directly when it shares the terminal's process group. */
+#include "sandbox_init.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "inside.h"
+
+const int sandbox_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+const int sandbox_forwarded_signals_len = 4;
+
+static _Noreturn __attribute__((format(printf, 1, 2))) void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("agent-sandbox: init: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	_exit(EXIT_SETUP);
+}
+
+static long parse_number(const char *s, long max)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 0);
+	if (errno || end == s || *end || v < 0 || v > max)
+		die("invalid argument \"%s\"", s);
+	return v;
+}
+
+static void noop_handler(int sig)
+{
+	(void)sig;
+}
+
+static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long ignored,
+				   const sigset_t *original_mask)
+{
+	for (int i = 0; i < sandbox_forwarded_signals_len; i++) {
+		int sig = sandbox_forwarded_signals[i];
+		signal(sig, (ignored >> sig) & 1 ? SIG_IGN : SIG_DFL);
+	}
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_SETMASK, original_mask, NULL);
+	if (dup2(stderr_fd, STDERR_FILENO) < 0)
+		_exit(EXIT_SETUP);
+
+	execvp(command[0], command);
+	int saved = errno;
+	fprintf(stderr, "agent-sandbox: %s: %s\n", command[0],
+		saved == ENOENT ? "command not found" : strerror(saved));
+	_exit(saved == ENOENT ? 127 : 126);
+}
+
+_Noreturn void sandbox_init_main(int argc, char **argv)
+{
+	if (getpid() != 1 || argc < 7 || strcmp(argv[5], "--") != 0)
+		die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
+	int ready_fd = (int)parse_number(argv[2], 1 << 20);
+	int stderr_fd = (int)parse_number(argv[3], 1 << 20);
+	unsigned long ignored = (unsigned long)parse_number(argv[4], 0x7fffffffL);
+	char **command = argv + 6;
+
+	if (fcntl(ready_fd, F_SETFD, FD_CLOEXEC) < 0 || fcntl(stderr_fd, F_SETFD, FD_CLOEXEC) < 0)
+		die("inherited descriptors are missing: %s", strerror(errno));
+
+	/* A pid 1 only receives signals it has a handler for, even blocked
+	 * ones; the handler never runs because they are taken by sigwaitinfo. */
+	sigset_t wanted, original;
+	sigemptyset(&wanted);
+	sigaddset(&wanted, SIGCHLD);
+	struct sigaction sa = {.sa_handler = noop_handler};
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < sandbox_forwarded_signals_len; i++) {
+		sigaddset(&wanted, sandbox_forwarded_signals[i]);
+		if (sigaction(sandbox_forwarded_signals[i], &sa, NULL) < 0)
+			die("sigaction: %s", strerror(errno));
+	}
+	if (sigaction(SIGCHLD, &sa, NULL) < 0 || sigprocmask(SIG_BLOCK, &wanted, &original) < 0)
+		die("blocking signals: %s", strerror(errno));
+
+	pid_t child = fork();
+	if (child < 0)
+		die("fork: %s", strerror(errno));
+	if (child == 0)
+		exec_command(command, stderr_fd, ignored, &original);
+	close(stderr_fd);
+
+	static const char ready = 'R';
+	while (write(ready_fd, &ready, 1) < 0 && errno == EINTR)
+		;
+	close(ready_fd);
+
+	for (;;) {
+		siginfo_t info;
+		int sig = sigwaitinfo(&wanted, &info);
+		if (sig < 0) {
+			if (errno == EINTR)
+				continue;
+			die("sigwaitinfo: %s", strerror(errno));
+		}
+		if (sig != SIGCHLD) {
+			if (info.si_code == SI_USER && info.si_pid == 0)
+				kill(child, sig);
+			continue;
+		}
+		for (;;) {
+			int status;
+			pid_t pid = waitpid(-1, &status, WNOHANG);
+			if (pid <= 0)
+				break;
+			if (pid != child)
+				continue;
+			/* Leaving takes the whole pid namespace with us: the
+			 * kernel kills whatever the command left behind. */
+			if (WIFSIGNALED(status))
+				_exit(128 + WTERMSIG(status));
+			_exit(WEXITSTATUS(status));
+		}
+	}
+}

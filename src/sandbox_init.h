@@ -1,0 +1,12 @@
+/* The first process inside the sandbox: agent-sandbox itself, run by bwrap
+ * as pid 1. It starts the command, passes on signals that come from the
+ * host, reaps orphans, and exits with the command's status. */
+#pragma once
+
+/* argv: SANDBOX_SELF SANDBOX_INIT_ARG READY_FD STDERR_FD IGNORED_MASK -- CMD...
+ * Never returns. */
+_Noreturn void sandbox_init_main(int argc, char **argv);
+
+/* The signals the host forwards into the sandbox. */
+extern const int sandbox_forwarded_signals[];
+extern const int sandbox_forwarded_signals_len;

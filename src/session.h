@@ -1,0 +1,35 @@
+/* A session: everything decided before the sandbox starts. It joins the
+ * stages (config layers, presets, policy) so that `policy`, --dry-run and a
+ * real run all see the same decisions. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "cli.h"
+#include "config.h"
+#include "error.h"
+#include "policy.h"
+#include "report.h"
+#include "rule.h"
+
+struct session {
+	char *cwd;           /* effective working directory, resolved */
+	char *home;          /* NULL when unknown */
+	char *global_dir;    /* $XDG_CONFIG_HOME/agent-sandbox */
+	char *docker_socket; /* where the Docker socket would be, or NULL */
+	struct config cfg;
+	unsigned presets;
+	char *presets_text;
+	struct rule_list rules; /* built-in, preset and config rules together */
+	struct policy policy;
+};
+
+int session_build(struct session *s, const struct cli *cli, char *const *envp,
+		  const struct debug *dbg, struct error *err);
+void session_release(struct session *s);
+
+static inline void cleanup_sessionp(struct session *s)
+{
+	session_release(s);
+}
+#define _cleanup_session_ __attribute__((cleanup(cleanup_sessionp)))
