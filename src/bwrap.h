@@ -9,16 +9,16 @@
 
 struct sandbox_plan {
 	const struct policy *policy;
-	bool host_network;       /* share the host's network namespace */
-	bool new_session;        /* detach from the terminal (stdin is not one) */
-	const char *self_exe;    /* host path of this binary */
-	const char *empty_file;  /* host path of an empty read-only file */
+	bool host_network;	 /* share the host's network namespace */
+	bool new_session;	 /* detach from the terminal (stdin is not one) */
+	const char *self_exe;	 /* host path of this binary */
+	const char *empty_file;	 /* host path of an empty read-only file */
 	const char *runtime_dir; /* $XDG_RUNTIME_DIR to give a private tmpfs, or NULL */
 	const char *cwd;
-	int seccomp_fd; /* -1 for none */
-	int info_fd;    /* bwrap reports the init's host pid on it */
-	int ready_fd;   /* the init reports on it that the sandbox is up */
-	int stderr_fd;  /* the real stderr, for the init to hand to the command */
+	int seccomp_fd;		       /* -1 for none */
+	int info_fd;		       /* bwrap reports the init's host pid on it */
+	int ready_fd;		       /* the init reports on it that the sandbox is up */
+	int stderr_fd;		       /* the real stderr, for the init to hand to the command */
 	unsigned long ignored_signals; /* to stay ignored in the command */
 	char *const *command;
 };

@@ -11,28 +11,28 @@
 #include "xalloc.h"
 
 const char cli_usage[] =
-	"usage: agent-sandbox [flags] [--] CMD [ARGS...]   run CMD in the sandbox\n"
-	"       agent-sandbox exec [flags] [--] CMD...     the same, explicitly\n"
-	"       agent-sandbox check | --check              tell whether this runs inside a sandbox\n"
-	"       agent-sandbox policy [flags]               print the resolved access table\n"
-	"       agent-sandbox version | --version | -v\n"
-	"       agent-sandbox help | --help | -h\n"
-	"\n"
-	"flags:\n"
-	"  -C, --cwd PATH          run as if started in PATH\n"
-	"  -c, --config PATH       use this config file instead of the project config\n"
-	"      --ro PATH           make PATH read-only (repeatable; globs allowed)\n"
-	"      --rw PATH           make PATH writable (repeatable; globs allowed)\n"
-	"      --exclude PATH      hide the contents of PATH (repeatable; globs allowed)\n"
-	"      --network=MODE      true: host network; false: no network\n"
-	"      --docker            expose the Docker socket (hidden by default)\n"
-	"      --read-only         nothing is writable except private temp dirs\n"
-	"      --dry-run           print the bwrap command, one argument per line, and exit\n"
-	"      --debug             explain every decision on stderr\n"
-	"\n"
-	"Flags stop at the first word that is not a flag: `agent-sandbox npm test --help`\n"
-	"passes --help to npm. Config: ~/.config/agent-sandbox/config.jsonc (global) and\n"
-	".agent-sandbox.jsonc in the working directory (project).\n";
+    "usage: agent-sandbox [flags] [--] CMD [ARGS...]   run CMD in the sandbox\n"
+    "       agent-sandbox exec [flags] [--] CMD...     the same, explicitly\n"
+    "       agent-sandbox check | --check              tell whether this runs inside a sandbox\n"
+    "       agent-sandbox policy [flags]               print the resolved access table\n"
+    "       agent-sandbox version | --version | -v\n"
+    "       agent-sandbox help | --help | -h\n"
+    "\n"
+    "flags:\n"
+    "  -C, --cwd PATH          run as if started in PATH\n"
+    "  -c, --config PATH       use this config file instead of the project config\n"
+    "      --ro PATH           make PATH read-only (repeatable; globs allowed)\n"
+    "      --rw PATH           make PATH writable (repeatable; globs allowed)\n"
+    "      --exclude PATH      hide the contents of PATH (repeatable; globs allowed)\n"
+    "      --network=MODE      true: host network; false: no network\n"
+    "      --docker            expose the Docker socket (hidden by default)\n"
+    "      --read-only         nothing is writable except private temp dirs\n"
+    "      --dry-run           print the bwrap command, one argument per line, and exit\n"
+    "      --debug             explain every decision on stderr\n"
+    "\n"
+    "Flags stop at the first word that is not a flag: `agent-sandbox npm test --help`\n"
+    "passes --help to npm. Config: ~/.config/agent-sandbox/config.jsonc (global) and\n"
+    ".agent-sandbox.jsonc in the working directory (project).\n";
 
 enum flag_id {
 	F_CWD,
@@ -66,21 +66,21 @@ static const struct flag {
 	enum flag_id id;
 	const char *value_name;
 } flags[] = {
-	{"cwd", 'C', ARG_REQUIRED, F_CWD, "a directory"},
-	{"config", 'c', ARG_REQUIRED, F_CONFIG, "a config file"},
-	{"ro", 0, ARG_REQUIRED, F_RO, "a path"},
-	{"rw", 0, ARG_REQUIRED, F_RW, "a path"},
-	{"exclude", 0, ARG_REQUIRED, F_EXCLUDE, "a path"},
-	{"cmd", 0, ARG_REQUIRED, F_CMD, "NAME=VALUE"},
-	{"network", 0, ARG_ATTACHED, F_NETWORK, "true or false"},
-	{"allow-host", 0, ARG_REQUIRED, F_ALLOW_HOST, "a host name"},
-	{"docker", 0, ARG_BOOL, F_DOCKER, NULL},
-	{"read-only", 0, ARG_BOOL, F_READ_ONLY, NULL},
-	{"dry-run", 0, ARG_BOOL, F_DRY_RUN, NULL},
-	{"debug", 0, ARG_BOOL, F_DEBUG, NULL},
-	{"check", 0, ARG_NONE, F_CHECK, NULL},
-	{"version", 'v', ARG_NONE, F_VERSION, NULL},
-	{"help", 'h', ARG_NONE, F_HELP, NULL},
+    {"cwd", 'C', ARG_REQUIRED, F_CWD, "a directory"},
+    {"config", 'c', ARG_REQUIRED, F_CONFIG, "a config file"},
+    {"ro", 0, ARG_REQUIRED, F_RO, "a path"},
+    {"rw", 0, ARG_REQUIRED, F_RW, "a path"},
+    {"exclude", 0, ARG_REQUIRED, F_EXCLUDE, "a path"},
+    {"cmd", 0, ARG_REQUIRED, F_CMD, "NAME=VALUE"},
+    {"network", 0, ARG_ATTACHED, F_NETWORK, "true or false"},
+    {"allow-host", 0, ARG_REQUIRED, F_ALLOW_HOST, "a host name"},
+    {"docker", 0, ARG_BOOL, F_DOCKER, NULL},
+    {"read-only", 0, ARG_BOOL, F_READ_ONLY, NULL},
+    {"dry-run", 0, ARG_BOOL, F_DRY_RUN, NULL},
+    {"debug", 0, ARG_BOOL, F_DEBUG, NULL},
+    {"check", 0, ARG_NONE, F_CHECK, NULL},
+    {"version", 'v', ARG_NONE, F_VERSION, NULL},
+    {"help", 'h', ARG_NONE, F_HELP, NULL},
 };
 
 static const struct {
@@ -88,10 +88,9 @@ static const struct {
 	enum verb verb;
 	bool takes_flags; /* flags may follow the verb */
 } verbs[] = {
-	{"exec", VERB_RUN, true},	   {"check", VERB_CHECK, false},
-	{"policy", VERB_POLICY, true},   {"doctor", VERB_DOCTOR, false},
-	{"log", VERB_LOG, false},	   {"version", VERB_VERSION, false},
-	{"help", VERB_HELP, false},
+    {"exec", VERB_RUN, true},	    {"check", VERB_CHECK, false}, {"policy", VERB_POLICY, true},
+    {"doctor", VERB_DOCTOR, false}, {"log", VERB_LOG, false},	  {"version", VERB_VERSION, false},
+    {"help", VERB_HELP, false},
 };
 
 static int parse_bool(const char *flag, const char *value, bool *out, struct error *err)
@@ -135,12 +134,14 @@ static int unknown_flag(const char *arg, struct error *err)
 	const char *nearest = suggest_nearest(name, names, ARRAY_SIZE(names));
 	error_set(err, EXIT_USAGE, "unknown flag \"%s\"", arg);
 	if (nearest)
-		error_hint(err, "did you mean --%s? (agent-sandbox --help lists the flags; to pass "
-				"a flag to a program, put it after the program's name)",
+		error_hint(err,
+			   "did you mean --%s? (agent-sandbox --help lists the flags; to pass "
+			   "a flag to a program, put it after the program's name)",
 			   nearest);
 	else
-		error_hint(err, "agent-sandbox --help lists the flags; to pass a flag to a program, "
-				"put it after the program's name");
+		error_hint(err,
+			   "agent-sandbox --help lists the flags; to pass a flag to a program, "
+			   "put it after the program's name");
 	return -1;
 }
 
@@ -277,11 +278,11 @@ static int parse_flag(int argc, char **argv, int *i, struct cli *cli, bool *verb
 int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 {
 	*cli = (struct cli){
-		.verb = VERB_RUN,
-		.rules = RULE_LIST_INIT,
-		.network = UNSET,
-		.docker = UNSET,
-		.read_only = UNSET,
+	    .verb = VERB_RUN,
+	    .rules = RULE_LIST_INIT,
+	    .network = UNSET,
+	    .docker = UNSET,
+	    .read_only = UNSET,
 	};
 	bool verb_set = false, verb_word_seen = false, forced = false;
 	int i = 1;
@@ -318,8 +319,9 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	case VERB_RUN:
 		if (!cli->command[0] && !verb_set) {
 			error_set(err, EXIT_USAGE, "missing the command to run");
-			error_hint(err, "agent-sandbox [flags] CMD [ARGS...], e.g. agent-sandbox bash; "
-					"agent-sandbox --help for more");
+			error_hint(err,
+				   "agent-sandbox [flags] CMD [ARGS...], e.g. agent-sandbox bash; "
+				   "agent-sandbox --help for more");
 			return -1;
 		}
 		if (!cli->command[0])
@@ -341,7 +343,8 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 		return 0;
 	case VERB_DOCTOR:
 	case VERB_LOG:
-		error_set(err, EXIT_USAGE, "\"%s\" is not supported by this version of agent-sandbox yet",
+		error_set(err, EXIT_USAGE,
+			  "\"%s\" is not supported by this version of agent-sandbox yet",
 			  cli->verb == VERB_DOCTOR ? "doctor" : "log");
 		error_hint(err, "to run a program of that name, write agent-sandbox -- %s",
 			   cli->verb == VERB_DOCTOR ? "doctor" : "log");

@@ -26,8 +26,8 @@ enum tristate {
 
 struct cli {
 	enum verb verb;
-	char *cwd;         /* -C, as given */
-	char *config_path; /* -c, as given */
+	char *cwd;		/* -C, as given */
+	char *config_path;	/* -c, as given */
 	struct rule_list rules; /* --ro, --rw, --exclude, at LAYER_CLI */
 	enum tristate network;
 	enum tristate docker;

@@ -29,7 +29,7 @@ struct loader {
 };
 
 static int fail_at(struct loader *ld, struct jsonc_pos pos, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int fail_at(struct loader *ld, struct jsonc_pos pos, const char *fmt, ...)
 {
@@ -76,7 +76,8 @@ static int unknown_key(struct loader *ld, struct jsonc_pos pos, const char *key,
 		strbuf_addf(&list, "%s\"%s\"", i ? ", " : "", known[i]);
 	const char *nearest = suggest_nearest(key, known, count);
 	if (nearest)
-		return fail_at(ld, pos, "unknown key \"%s\"%s; did you mean \"%s\"? (expected one of: %s)",
+		return fail_at(ld, pos,
+			       "unknown key \"%s\"%s; did you mean \"%s\"? (expected one of: %s)",
 			       key, where, nearest, list.buf);
 	return fail_at(ld, pos, "unknown key \"%s\"%s (expected one of: %s)", key, where, list.buf);
 }
@@ -104,15 +105,16 @@ static int load_string_array(struct loader *ld, struct json_object *obj, const c
 	jsonc_member_pos(obj, key, &key_pos, &value_pos);
 	struct json_object *v = json_object_object_get(obj, key);
 	if (!json_object_is_type(v, json_type_array))
-		return fail_at(ld, value_pos, "expected an array of %s for \"%s\", not %s", what, key,
-			       type_name(v));
+		return fail_at(ld, value_pos, "expected an array of %s for \"%s\", not %s", what,
+			       key, type_name(v));
 	size_t n = json_object_array_length(v);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(v, i);
 		struct jsonc_pos pos = {0, 0};
 		jsonc_element_pos(v, i, &pos);
 		if (!json_object_is_type(e, json_type_string))
-			return fail_at(ld, pos, "expected an array of %s for \"%s\", but element %zu is %s",
+			return fail_at(ld, pos,
+				       "expected an array of %s for \"%s\", but element %zu is %s",
 				       what, key, i + 1, type_name(e));
 		const char *s = json_object_get_string(e);
 		if ((size_t)json_object_get_string_len(e) != strlen(s))
@@ -142,14 +144,16 @@ static int load_presets(struct loader *ld, struct json_object *fs)
 			preset_list_names(&known);
 			const char *nearest = preset_suggest(bare);
 			if (nearest)
-				return fail_at(ld, pos,
-					       "unknown preset \"%s\"; did you mean \"%s%s\"? (known "
-					       "presets: %s; prefix with \"!\" to remove one)",
-					       name, name[0] == '!' ? "!" : "", nearest, known.buf);
-			return fail_at(ld, pos,
-				       "unknown preset \"%s\" (known presets: %s; prefix with \"!\" to "
-				       "remove one)",
-				       name, known.buf);
+				return fail_at(
+				    ld, pos,
+				    "unknown preset \"%s\"; did you mean \"%s%s\"? (known "
+				    "presets: %s; prefix with \"!\" to remove one)",
+				    name, name[0] == '!' ? "!" : "", nearest, known.buf);
+			return fail_at(
+			    ld, pos,
+			    "unknown preset \"%s\" (known presets: %s; prefix with \"!\" to "
+			    "remove one)",
+			    name, known.buf);
 		}
 		strv_push(&ld->cfg->presets, name);
 		strbuf_addf(&ld->summary, " %s", name);
@@ -218,24 +222,25 @@ static int load_network(struct loader *ld, struct json_object *root)
 	jsonc_member_pos(root, "network", NULL, &value_pos);
 	struct json_object *v = json_object_object_get(root, "network");
 	if (json_object_is_type(v, json_type_object))
-		return fail_at(ld, value_pos,
-			       "a \"network\" object (domain allow and deny lists) is not supported "
-			       "by this version of agent-sandbox yet; use true (host network) or "
-			       "false (no network)");
+		return fail_at(
+		    ld, value_pos,
+		    "a \"network\" object (domain allow and deny lists) is not supported "
+		    "by this version of agent-sandbox yet; use true (host network) or "
+		    "false (no network)");
 	return load_bool(ld, root, "network", &ld->cfg->network);
 }
 
 static int load_root(struct loader *ld, struct json_object *root)
 {
-	static const char *const keys[] = {"filesystem", "docker", "read-only", "network",
-					   "commands",   "secrets", "env"};
+	static const char *const keys[] = {"filesystem", "docker",  "read-only", "network",
+					   "commands",	 "secrets", "env"};
 	static const struct {
 		const char *key;
 		const char *feature;
 	} later[] = {
-		{"commands", "command wrappers"},
-		{"secrets", "secret file masking"},
-		{"env", "environment filtering"},
+	    {"commands", "command wrappers"},
+	    {"secrets", "secret file masking"},
+	    {"env", "environment filtering"},
 	};
 
 	if (!json_object_is_type(root, json_type_object))
@@ -337,10 +342,10 @@ void config_set(struct config_setting *setting, bool value, enum layer layer, co
 void config_init(struct config *cfg)
 {
 	*cfg = (struct config){
-		.rules = RULE_LIST_INIT,
-		.presets = STRV_INIT,
-		.files = STRV_INIT,
-		.notes = STRV_INIT,
+	    .rules = RULE_LIST_INIT,
+	    .presets = STRV_INIT,
+	    .files = STRV_INIT,
+	    .notes = STRV_INIT,
 	};
 	config_set(&cfg->docker, false, LAYER_BUILTIN, "default");
 	config_set(&cfg->read_only, false, LAYER_BUILTIN, "default");

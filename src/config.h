@@ -17,17 +17,17 @@ enum network_mode {
 struct config_setting {
 	bool value;
 	enum layer layer; /* who decided: LAYER_BUILTIN for the default */
-	char *origin;     /* "<file>:L:C", "--docker", or "default" */
+	char *origin;	  /* "<file>:L:C", "--docker", or "default" */
 };
 
 struct config {
 	struct rule_list rules; /* ro/rw/exclude from global, project and CLI */
-	struct strv presets;    /* "@x" and "!@x" operations in layer order */
+	struct strv presets;	/* "@x" and "!@x" operations in layer order */
 	struct config_setting docker;
 	struct config_setting read_only;
 	struct config_setting network; /* value true: host network */
-	struct strv files;      /* config files loaded, in order */
-	struct strv notes;      /* what each layer contributed, for --debug */
+	struct strv files;	       /* config files loaded, in order */
+	struct strv notes;	       /* what each layer contributed, for --debug */
 };
 
 void config_init(struct config *cfg);

@@ -16,13 +16,17 @@ struct error {
 	char *hint; /* how to fix it, or NULL */
 };
 
-#define ERROR_INIT {.code = 0, .msg = NULL, .hint = NULL}
+#define ERROR_INIT                                                                                 \
+	{                                                                                          \
+		.code = 0, .msg = NULL, .hint = NULL                                               \
+	}
 
 /* All return -1 so that callers can write `return error_set(...)`. */
-int error_set(struct error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int error_set(struct error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Appends ": strerror(errnum)". */
 int error_errno(struct error *err, int code, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 /* Puts "<context>: " in front of the message. */
 int error_prefix(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void error_hint(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -13,7 +13,7 @@
 #include "error.h"
 
 struct jsonc_pos {
-	unsigned line;   /* 1-based */
+	unsigned line;	 /* 1-based */
 	unsigned column; /* 1-based, in characters (UTF-8 code points) */
 };
 

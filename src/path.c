@@ -38,8 +38,7 @@ static void append_normalized(struct strbuf *sb, const char *s, bool escape)
 	}
 }
 
-int path_expand(const char *text, const char *home, const char *cwd, char **out,
-		struct error *err)
+int path_expand(const char *text, const char *home, const char *cwd, char **out, struct error *err)
 {
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 
@@ -185,7 +184,8 @@ static void glob_segment(const char *prefix, const char *segment, struct strv *o
 				   de->d_name);
 	}
 	closedir(dir);
-	qsort(out->items + first, out->len - first, sizeof(char *), compare_strings);
+	if (out->len - first > 1)
+		qsort(out->items + first, out->len - first, sizeof(char *), compare_strings);
 }
 
 void path_glob(const char *pattern, struct strv *out)

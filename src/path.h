@@ -13,8 +13,7 @@
  * removed (`..` is left for path_resolve) and glob characters of home or cwd
  * escaped; pattern_unescape() turns a glob-free result into the path.
  * `$VARS` are not expanded. */
-int path_expand(const char *text, const char *home, const char *cwd, char **out,
-		struct error *err);
+int path_expand(const char *text, const char *home, const char *cwd, char **out, struct error *err);
 
 /* Resolves every symlink in the absolute path `abs`, component by component.
  * Returns 0, or -errno (-ENOENT when something is missing, -ELOOP after 40

@@ -49,21 +49,24 @@ int pattern_validate(const char *pattern, struct error *err)
 		if (c == '\\') {
 			if (!pattern[i + 1])
 				return error_set(err, EXIT_USAGE,
-						 "invalid glob \"%s\": trailing backslash", pattern);
+						 "invalid glob \"%s\": trailing backslash",
+						 pattern);
 			i += 2;
 		} else if (c == '*' && pattern[i + 1] == '*') {
-			return error_set(err, EXIT_USAGE,
-					 "invalid glob \"%s\": \"**\" is not supported (globs match "
-					 "within one path segment: use \"*\" per segment)",
-					 pattern);
+			return error_set(
+			    err, EXIT_USAGE,
+			    "invalid glob \"%s\": \"**\" is not supported (globs match "
+			    "within one path segment: use \"*\" per segment)",
+			    pattern);
 		} else if (c == '[') {
 			size_t end = class_end(pattern + i);
 			if (!end)
-				return error_set(err, EXIT_USAGE,
-						 "invalid glob \"%s\": \"[\" at offset %zu is not "
-						 "closed by \"]\" within its path segment (write \"\\[\" "
-						 "for a literal bracket)",
-						 pattern, i);
+				return error_set(
+				    err, EXIT_USAGE,
+				    "invalid glob \"%s\": \"[\" at offset %zu is not "
+				    "closed by \"]\" within its path segment (write \"\\[\" "
+				    "for a literal bracket)",
+				    pattern, i);
 			i += end;
 		} else {
 			i++;

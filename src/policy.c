@@ -21,11 +21,9 @@
 #include "xalloc.h"
 
 const struct base_mount policy_base_mounts[] = {
-	{"/", BASE_HOST_ROOT, "host root, read-only"},
-	{"/dev", BASE_DEV, "fresh minimal /dev"},
-	{"/proc", BASE_PROC, "the sandbox's own /proc"},
-	{"/tmp", BASE_TMPFS, "private, empty"},
-	{"/run", BASE_TMPFS, "private, empty"},
+    {"/", BASE_HOST_ROOT, "host root, read-only"},   {"/dev", BASE_DEV, "fresh minimal /dev"},
+    {"/proc", BASE_PROC, "the sandbox's own /proc"}, {"/tmp", BASE_TMPFS, "private, empty"},
+    {"/run", BASE_TMPFS, "private, empty"},
 };
 const size_t policy_base_mounts_len = ARRAY_SIZE(policy_base_mounts);
 
@@ -57,9 +55,9 @@ static void add_note(struct policy_note **notes, size_t *len, const char *path,
 {
 	*notes = xreallocarray(*notes, *len + 1, sizeof(**notes));
 	(*notes)[(*len)++] = (struct policy_note){
-		.path = xstrdup(path),
-		.rule = rule,
-		.reason = reason,
+	    .path = xstrdup(path),
+	    .rule = rule,
+	    .reason = reason,
 	};
 }
 
@@ -71,18 +69,18 @@ static void add_candidate(struct candidates *c, char *path, const struct rule *r
 		c->items = xreallocarray(c->items, c->alloc, sizeof(*c->items));
 	}
 	c->items[c->len++] = (struct candidate){
-		.path = path,
-		.rule = rule,
-		.order = order,
-		.glob = glob,
-		.is_dir = is_dir,
-		.links = *links,
+	    .path = path,
+	    .rule = rule,
+	    .order = order,
+	    .glob = glob,
+	    .is_dir = is_dir,
+	    .links = *links,
 	};
 	*links = (struct strv)STRV_INIT;
 }
 
 static int rule_error(struct error *err, const struct rule *rule, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int rule_error(struct error *err, const struct rule *rule, const char *fmt, ...)
 {
@@ -120,7 +118,8 @@ static int expand_rule(const struct policy_input *in, size_t order, struct candi
 	else
 		strv_push_owned(&paths, pattern_unescape(abs));
 	if (glob && paths.len == 0)
-		add_note(&out->skipped, &out->skipped_len, abs, rule, xstrdup("glob matches nothing"));
+		add_note(&out->skipped, &out->skipped_len, abs, rule,
+			 xstrdup("glob matches nothing"));
 
 	for (size_t i = 0; i < paths.len; i++) {
 		_cleanup_strv_ struct strv links = STRV_INIT;
@@ -138,10 +137,11 @@ static int expand_rule(const struct policy_input *in, size_t order, struct candi
 		}
 		const struct base_mount *base = policy_base_for(resolved);
 		if (base->kind == BASE_DEV || base->kind == BASE_PROC) {
-			int ret = rule_error(err, rule,
-					     "%s is under %s, which the sandbox mounts fresh; rules "
-					     "cannot apply there",
-					     resolved, base->path);
+			int ret =
+			    rule_error(err, rule,
+				       "%s is under %s, which the sandbox mounts fresh; rules "
+				       "cannot apply there",
+				       resolved, base->path);
 			free(resolved);
 			return ret;
 		}
@@ -250,17 +250,34 @@ static int check_planted_symlinks(const struct policy *p, const struct candidate
 			   "following it would make %s %s instead of %s",
 			   link, area->path, winner->path, access_level_name(winner->rule->level),
 			   access_level_name(baseline));
-		error_hint(err, "if that target is intended, name it directly (--%s %s) or "
-				"replace the symlink",
+		error_hint(err,
+			   "if that target is intended, name it directly (--%s %s) or "
+			   "replace the symlink",
 			   access_level_name(winner->rule->level), winner->path);
 		return -1;
 	}
 	return 0;
 }
 
+static bool is_implicit_cwd_rule(const struct access_entry *e, const char *cwd)
+{
+	return e->rule->layer == LAYER_PRESET && !strcmp(e->rule->pattern, ".") &&
+	       !strcmp(e->path, cwd);
+}
+
 static int check_working_directory(const struct policy *p, const char *cwd, struct error *err)
 {
 	const struct access_entry *e = policy_entry_for(p, cwd);
+	/* @base's own "working directory rw" must not punch a hole into an
+	 * excluded tree: decide on what covers the directory without it. */
+	if (e && is_implicit_cwd_rule(e, cwd) && strcmp(cwd, "/")) {
+		_cleanup_free_ char *parent = xstrdup(cwd);
+		char *slash = strrchr(parent, '/');
+		slash[slash == parent ? 1 : 0] = '\0';
+		const struct access_entry *above = policy_entry_for(p, parent);
+		if (above && above->level == ACCESS_EXCLUDE)
+			e = above;
+	}
 	if (e && e->level == ACCESS_EXCLUDE) {
 		error_set(err, EXIT_USAGE,
 			  "the working directory %s is inside %s, which is excluded by \"%s\" "
@@ -291,7 +308,8 @@ int policy_resolve(const struct policy_input *in, struct policy *out, struct err
 	if (r < 0)
 		goto fail;
 
-	qsort(c.items, c.len, sizeof(*c.items), compare_candidates);
+	if (c.len > 1)
+		qsort(c.items, c.len, sizeof(*c.items), compare_candidates);
 
 	/* One entry per distinct path: the best candidate of each group. */
 	size_t *winner_of = xcalloc(c.len, sizeof(size_t));
@@ -310,11 +328,11 @@ int policy_resolve(const struct policy_input *in, struct policy *out, struct err
 					 c.items[j].rule, why_beats(&c.items[best], &c.items[j]));
 		}
 		out->entries[out->len++] = (struct access_entry){
-			.path = xstrdup(c.items[best].path),
-			.level = c.items[best].rule->level,
-			.rule = c.items[best].rule,
-			.is_dir = c.items[best].is_dir,
-			.from_glob = c.items[best].glob,
+		    .path = xstrdup(c.items[best].path),
+		    .level = c.items[best].rule->level,
+		    .rule = c.items[best].rule,
+		    .is_dir = c.items[best].is_dir,
+		    .from_glob = c.items[best].glob,
 		};
 		i = end;
 	}

@@ -12,9 +12,9 @@
 /* The sandbox's fixed layout, in mount order, before any rule applies. */
 enum base_mount_kind {
 	BASE_HOST_ROOT, /* the host's / read-only */
-	BASE_DEV,       /* a fresh minimal /dev */
-	BASE_PROC,      /* a fresh /proc for the sandbox's own processes */
-	BASE_TMPFS,     /* a private, empty, writable tmpfs */
+	BASE_DEV,	/* a fresh minimal /dev */
+	BASE_PROC,	/* a fresh /proc for the sandbox's own processes */
+	BASE_TMPFS,	/* a private, empty, writable tmpfs */
 };
 
 struct base_mount {
@@ -55,7 +55,7 @@ struct policy_input {
 	const struct rule_list *rules;
 	const char *cwd;  /* resolved */
 	const char *home; /* NULL when unknown */
-	bool read_only;   /* nothing writable but private temp dirs */
+	bool read_only;	  /* nothing writable but private temp dirs */
 };
 
 int policy_resolve(const struct policy_input *in, struct policy *out, struct error *err);

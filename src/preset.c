@@ -37,65 +37,53 @@ static const struct {
 	unsigned adds;
 	unsigned removes;
 } presets[] = {
-	{"@all", P_ALL, P_ALL},
-	{"@base", P_BASE, P_BASE},
-	{"@caches", P_CACHES, P_CACHES},
-	{"@agents", P_AGENTS, P_AGENTS},
-	{"@git", P_GIT, P_GIT},
-	{"@git-strict", P_GIT | P_GIT_STRICT, P_GIT_STRICT},
-	{"@lint/all", P_LINT_ALL, P_LINT_ALL},
-	{"@lint/ts", P_LINT_TS, P_LINT_TS},
-	{"@lint/go", P_LINT_GO, P_LINT_GO},
-	{"@lint/python", P_LINT_PYTHON, P_LINT_PYTHON},
+    {"@all", P_ALL, P_ALL},
+    {"@base", P_BASE, P_BASE},
+    {"@caches", P_CACHES, P_CACHES},
+    {"@agents", P_AGENTS, P_AGENTS},
+    {"@git", P_GIT, P_GIT},
+    {"@git-strict", P_GIT | P_GIT_STRICT, P_GIT_STRICT},
+    {"@lint/all", P_LINT_ALL, P_LINT_ALL},
+    {"@lint/ts", P_LINT_TS, P_LINT_TS},
+    {"@lint/go", P_LINT_GO, P_LINT_GO},
+    {"@lint/python", P_LINT_PYTHON, P_LINT_PYTHON},
 };
 
 /* Credential stores in the home directory that no agent needs to read. The
  * first three are the specification's; the rest hold tokens just as
  * sensitive. A later layer (or --ro PATH) gives one back when needed. */
 static const char *const home_secrets[] = {
-	"~/.ssh",
-	"~/.gnupg",
-	"~/.aws",
-	"~/.azure",
-	"~/.kube",
-	"~/.config/gcloud",
-	"~/.config/gh",
-	"~/.docker/config.json",
-	"~/.netrc",
-	"~/.git-credentials",
-	"~/.npmrc",
-	"~/.pypirc",
-	"~/.cargo/credentials",
-	"~/.cargo/credentials.toml",
-	"~/.password-store",
-	"~/.local/share/keyrings",
+    "~/.ssh",
+    "~/.gnupg",
+    "~/.aws",
+    "~/.azure",
+    "~/.kube",
+    "~/.config/gcloud",
+    "~/.config/gh",
+    "~/.docker/config.json",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.cargo/credentials",
+    "~/.cargo/credentials.toml",
+    "~/.password-store",
+    "~/.local/share/keyrings",
 };
 
 static const char *const caches[] = {"~/.cache", "~/.npm", "~/.cargo", "~/go", "~/.bun"};
 static const char *const agents[] = {"~/.claude", "~/.claude.json", "~/.codex", "~/.pi"};
 
 static const char *const lint_ts[] = {
-	".eslintrc",
-	".eslintrc.*",
-	"eslint.config.*",
-	".eslintignore",
-	".prettierrc",
-	".prettierrc.*",
-	"prettier.config.*",
-	".prettierignore",
-	"biome.json",
-	"biome.jsonc",
-	".stylelintrc*",
-	"stylelint.config.*",
-	"tsconfig.json",
-	"tsconfig.*.json",
-	".lintstagedrc*",
-	"lint-staged.config.*",
+    ".eslintrc",     ".eslintrc.*",	"eslint.config.*",   ".eslintignore",
+    ".prettierrc",   ".prettierrc.*",	"prettier.config.*", ".prettierignore",
+    "biome.json",    "biome.jsonc",	".stylelintrc*",     "stylelint.config.*",
+    "tsconfig.json", "tsconfig.*.json", ".lintstagedrc*",    "lint-staged.config.*",
 };
 static const char *const lint_go[] = {".golangci.*", "revive.toml"};
 static const char *const lint_python[] = {
-	"ruff.toml", ".ruff.toml", ".flake8", ".pylintrc", "pylintrc", "mypy.ini",
-	".mypy.ini", ".isort.cfg", "pyrightconfig.json", ".bandit",
+    "ruff.toml", ".ruff.toml", ".flake8",    ".pylintrc",	   "pylintrc",
+    "mypy.ini",	 ".mypy.ini",  ".isort.cfg", "pyrightconfig.json", ".bandit",
 };
 
 unsigned preset_lookup(const char *name)
@@ -147,9 +135,9 @@ void preset_describe(unsigned set, struct strbuf *sb)
 		unsigned bit;
 		const char *name;
 	} leaves[] = {
-		{P_BASE, "@base"},	   {P_CACHES, "@caches"},     {P_AGENTS, "@agents"},
-		{P_GIT, "@git"},	   {P_GIT_STRICT, "@git-strict"}, {P_LINT_TS, "@lint/ts"},
-		{P_LINT_GO, "@lint/go"}, {P_LINT_PYTHON, "@lint/python"},
+	    {P_BASE, "@base"},	     {P_CACHES, "@caches"},	      {P_AGENTS, "@agents"},
+	    {P_GIT, "@git"},	     {P_GIT_STRICT, "@git-strict"},   {P_LINT_TS, "@lint/ts"},
+	    {P_LINT_GO, "@lint/go"}, {P_LINT_PYTHON, "@lint/python"},
 	};
 	size_t before = sb->len;
 	for (size_t i = 0; i < ARRAY_SIZE(leaves); i++)
@@ -175,8 +163,8 @@ static void add_literal(struct rule_list *out, const char *path, enum access_lev
 
 struct git_dirs {
 	char *toplevel; /* the working tree holding .git */
-	char *git_dir;  /* .git, or .git/worktrees/<name> for a linked worktree */
-	char *common;   /* the shared repository: equal to git_dir unless linked */
+	char *git_dir;	/* .git, or .git/worktrees/<name> for a linked worktree */
+	char *common;	/* the shared repository: equal to git_dir unless linked */
 };
 
 static void git_dirs_release(struct git_dirs *g)
@@ -205,7 +193,7 @@ static char *read_path_file(const char *file, const char *prefix, const char *ba
 	if (!*value)
 		return NULL;
 	_cleanup_free_ char *joined =
-		value[0] == '/' ? xstrdup(value) : xasprintf("%s/%s", base, value);
+	    value[0] == '/' ? xstrdup(value) : xasprintf("%s/%s", base, value);
 	char *resolved = NULL;
 	if (path_resolve(joined, &resolved, NULL, NULL) < 0)
 		return NULL;
@@ -328,12 +316,14 @@ void preset_expand(unsigned set, const struct preset_context *ctx, struct rule_l
 		rule_list_add(out, "~", ACCESS_RO, LAYER_PRESET, "@base");
 		/* "/" as the project would make the whole host writable. */
 		if (strcmp(ctx->cwd, "/") != 0)
-			rule_list_add(out, ".", ACCESS_RW, LAYER_PRESET, "@base (working directory)");
+			rule_list_add(out, ".", ACCESS_RW, LAYER_PRESET,
+				      "@base (working directory)");
 		add_all(out, home_secrets, ARRAY_SIZE(home_secrets), ACCESS_EXCLUDE, "@base");
 		rule_list_add(out, ".husky", ACCESS_RO, LAYER_PRESET, "@base");
 		rule_list_add(out, ".agent-sandbox*", ACCESS_RO, LAYER_PRESET, "@base");
 		if (ctx->global_config_dir)
-			add_literal(out, ctx->global_config_dir, ACCESS_RO, "@base (global config)");
+			add_literal(out, ctx->global_config_dir, ACCESS_RO,
+				    "@base (global config)");
 		for (size_t i = 0; ctx->config_files && i < ctx->config_files->len; i++)
 			add_literal(out, ctx->config_files->items[i], ACCESS_RO,
 				    "@base (loaded config)");

@@ -27,9 +27,9 @@ unsigned preset_select(const struct strv *ops);
 void preset_describe(unsigned set, struct strbuf *sb);
 
 struct preset_context {
-	const char *cwd;               /* effective working directory, resolved */
-	const char *home;              /* home directory, or NULL */
-	const char *global_config_dir; /* e.g. ~/.config/agent-sandbox */
+	const char *cwd;		 /* effective working directory, resolved */
+	const char *home;		 /* home directory, or NULL */
+	const char *global_config_dir;	 /* e.g. ~/.config/agent-sandbox */
 	const struct strv *config_files; /* every config file that was loaded */
 };
 

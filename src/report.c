@@ -91,30 +91,30 @@ void report_policy(int fd, const struct policy *policy, const struct policy_summ
 	for (size_t i = 0; i < policy_base_mounts_len; i++) {
 		const struct base_mount *m = &policy_base_mounts[i];
 		rows[k++] = (struct row){
-			.path = m->path,
-			.access = m->kind == BASE_HOST_ROOT ? "ro"
-				  : m->kind == BASE_TMPFS   ? "private"
-							    : "fresh",
-			.rule = "-",
-			.from = xasprintf("built-in (%s)", m->description),
+		    .path = m->path,
+		    .access = m->kind == BASE_HOST_ROOT ? "ro"
+			      : m->kind == BASE_TMPFS	? "private"
+							: "fresh",
+		    .rule = "-",
+		    .from = xasprintf("built-in (%s)", m->description),
 		};
 	}
 	for (size_t i = 0; i < policy->len; i++) {
 		const struct access_entry *e = &policy->entries[i];
 		const struct rule *r = e->rule;
 		rows[k++] = (struct row){
-			.path = e->path,
-			.access = access_level_name(e->level),
-			.rule = r->pattern,
-			.from = e->downgraded
-					? xasprintf("%s %s, made ro by read-only mode",
-						    layer_name(r->layer), r->origin)
-					: xasprintf("%s %s", layer_name(r->layer), r->origin),
+		    .path = e->path,
+		    .access = access_level_name(e->level),
+		    .rule = r->pattern,
+		    .from = e->downgraded ? xasprintf("%s %s, made ro by read-only mode",
+						      layer_name(r->layer), r->origin)
+					  : xasprintf("%s %s", layer_name(r->layer), r->origin),
 		};
 	}
 	print_rows(&sb, rows, k);
 	if (policy->skipped_len)
-		strbuf_addf(&sb, "\n%zu rule%s skipped (paths that do not exist); --debug lists them\n",
+		strbuf_addf(&sb,
+			    "\n%zu rule%s skipped (paths that do not exist); --debug lists them\n",
 			    policy->skipped_len, policy->skipped_len == 1 ? "" : "s");
 	for (size_t i = 0; i < k; i++)
 		free(rows[i].from);

@@ -14,7 +14,8 @@ struct debug {
 	int fd;
 };
 
-void debug_line(const struct debug *dbg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void debug_line(const struct debug *dbg, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Prints "agent-sandbox: <message>" and the hint; returns the exit code. */
 int report_error(int fd, const struct error *err);

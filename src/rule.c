@@ -13,10 +13,10 @@ void rule_list_add(struct rule_list *list, const char *pattern, enum access_leve
 		list->items = xreallocarray(list->items, list->alloc, sizeof(*list->items));
 	}
 	list->items[list->len++] = (struct rule){
-		.pattern = xstrdup(pattern),
-		.level = level,
-		.layer = layer,
-		.origin = xstrdup(origin),
+	    .pattern = xstrdup(pattern),
+	    .level = level,
+	    .layer = layer,
+	    .origin = xstrdup(origin),
 	};
 }
 

@@ -34,7 +34,10 @@ struct rule_list {
 	size_t alloc;
 };
 
-#define RULE_LIST_INIT {.items = NULL, .len = 0, .alloc = 0}
+#define RULE_LIST_INIT                                                                             \
+	{                                                                                          \
+		.items = NULL, .len = 0, .alloc = 0                                                \
+	}
 
 void rule_list_add(struct rule_list *list, const char *pattern, enum access_level level,
 		   enum layer layer, const char *origin);

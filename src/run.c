@@ -47,7 +47,7 @@ static int find_bwrap(char *const *envp, char **out, struct error *err)
 		const char *colon = strchrnul(p, ':');
 		if (colon > p && p[0] == '/') {
 			_cleanup_free_ char *candidate =
-				xasprintf("%.*s/bwrap", (int)(colon - p), p);
+			    xasprintf("%.*s/bwrap", (int)(colon - p), p);
 			struct stat st;
 			if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
 			    access(candidate, X_OK) == 0) {
@@ -106,20 +106,19 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	const char *runtime_dir = env_get(envp, "XDG_RUNTIME_DIR");
 	bool new_session = !isatty(in);
 	struct sandbox_plan plan = {
-		.policy = &s.policy,
-		.host_network = s.cfg.network.value,
-		.new_session = new_session,
-		.self_exe = self,
-		.empty_file = empty,
-		.runtime_dir = runtime_dir && !strncmp(runtime_dir, "/run/", 5) ? runtime_dir
-										  : NULL,
-		.cwd = s.cwd,
-		.seccomp_fd = seccomp_fd,
-		.info_fd = sv.info_pipe[1],
-		.ready_fd = sv.ready_pipe[1],
-		.stderr_fd = sv.stderr_copy,
-		.ignored_signals = sv.ignored_signals,
-		.command = cli->command,
+	    .policy = &s.policy,
+	    .host_network = s.cfg.network.value,
+	    .new_session = new_session,
+	    .self_exe = self,
+	    .empty_file = empty,
+	    .runtime_dir = runtime_dir && !strncmp(runtime_dir, "/run/", 5) ? runtime_dir : NULL,
+	    .cwd = s.cwd,
+	    .seccomp_fd = seccomp_fd,
+	    .info_fd = sv.info_pipe[1],
+	    .ready_fd = sv.ready_pipe[1],
+	    .stderr_fd = sv.stderr_copy,
+	    .ignored_signals = sv.ignored_signals,
+	    .command = cli->command,
 	};
 	_cleanup_strv_ struct strv args = STRV_INIT;
 	size_t command_start = bwrap_render(&plan, &args);
@@ -132,15 +131,15 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	}
 
 	struct supervise_request req = {
-		.bwrap = bwrap,
-		.args = &args,
-		.command_start = command_start,
-		.envp = envp,
-		.in = in,
-		.out = out,
-		.err = err_fd,
-		.seccomp_fd = seccomp_fd,
-		.new_session = new_session,
+	    .bwrap = bwrap,
+	    .args = &args,
+	    .command_start = command_start,
+	    .envp = envp,
+	    .in = in,
+	    .out = out,
+	    .err = err_fd,
+	    .seccomp_fd = seccomp_fd,
+	    .new_session = new_session,
 	};
 	int status = supervisor_run(&sv, &req, err);
 	supervisor_release(&sv);
@@ -154,10 +153,10 @@ static int show_policy(const struct cli *cli, char **envp, int out, const struct
 	if (session_build(&s, cli, envp, dbg, err) < 0)
 		return -1;
 	struct policy_summary summary = {
-		.cfg = &s.cfg,
-		.presets = s.presets_text,
-		.cwd = s.cwd,
-		.docker_socket = s.docker_socket,
+	    .cfg = &s.cfg,
+	    .presets = s.presets_text,
+	    .cwd = s.cwd,
+	    .docker_socket = s.docker_socket,
 	};
 	report_policy(out, &s.policy, &summary);
 	return 0;

@@ -39,10 +39,9 @@ static bool is_usable_runtime_dir(const char *dir)
 
 int rundir_empty_file(const char *xdg_runtime_dir, char **out, struct error *err)
 {
-	_cleanup_free_ char *dir =
-		is_usable_runtime_dir(xdg_runtime_dir)
-			? xasprintf("%s/agent-sandbox", xdg_runtime_dir)
-			: xasprintf("/tmp/agent-sandbox-%u", (unsigned)geteuid());
+	_cleanup_free_ char *dir = is_usable_runtime_dir(xdg_runtime_dir)
+				       ? xasprintf("%s/agent-sandbox", xdg_runtime_dir)
+				       : xasprintf("/tmp/agent-sandbox-%u", (unsigned)geteuid());
 	if (ensure_private_dir(dir, err) < 0)
 		return -1;
 
@@ -66,7 +65,7 @@ int rundir_empty_file(const char *xdg_runtime_dir, char **out, struct error *err
 			return error_errno(err, EXIT_SETUP, errno, "replacing %s", path);
 		}
 		_cleanup_close_ int created =
-			open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+		    open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
 		if (created < 0 && errno != EEXIST)
 			return error_errno(err, EXIT_SETUP, errno, "creating %s", path);
 	}

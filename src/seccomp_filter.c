@@ -48,7 +48,8 @@ int seccomp_filter_fd(struct error *err)
 		return error_set(err, EXIT_SETUP, "creating the seccomp filter failed");
 	int r = add_compat_arches(ctx);
 	if (r < 0)
-		return error_errno(err, EXIT_SETUP, -r, "adding architectures to the seccomp filter");
+		return error_errno(err, EXIT_SETUP, -r,
+				   "adding architectures to the seccomp filter");
 
 	for (size_t i = 0; i < ARRAY_SIZE(denied_ioctls); i++) {
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
@@ -59,7 +60,8 @@ int seccomp_filter_fd(struct error *err)
 
 	_cleanup_close_ int fd = memfd_create("agent-sandbox-seccomp", MFD_CLOEXEC);
 	if (fd < 0)
-		return error_errno(err, EXIT_SETUP, errno, "creating a memfd for the seccomp filter");
+		return error_errno(err, EXIT_SETUP, errno,
+				   "creating a memfd for the seccomp filter");
 	r = seccomp_export_bpf(ctx, fd);
 	if (r < 0)
 		return error_errno(err, EXIT_SETUP, -r, "compiling the seccomp filter");

@@ -35,7 +35,8 @@ static int resolve_cwd(const struct cli *cli, char **out, struct error *err)
 	bool is_dir = false;
 	int r = path_resolve(wanted, out, NULL, &is_dir);
 	if (r < 0)
-		return error_errno(err, EXIT_USAGE, -r, "flag --cwd %s", cli->cwd ? cli->cwd : here);
+		return error_errno(err, EXIT_USAGE, -r, "flag --cwd %s",
+				   cli->cwd ? cli->cwd : here);
 	if (!is_dir) {
 		free(steal_ptr(out));
 		return error_set(err, EXIT_USAGE, "flag --cwd %s: not a directory", cli->cwd);
@@ -115,14 +116,20 @@ static void apply_cli(struct config *cfg, const struct cli *cli)
 		config_set(&cfg->read_only, cli->read_only == YES, LAYER_CLI, "--read-only");
 }
 
+/* The socket path, or NULL when there is no socket file to decide on
+ * (tcp:// and ssh:// endpoints are network matters, not files). */
 static char *find_docker_socket(char *const *envp)
 {
 	const char *host = env_get(envp, "DOCKER_HOST");
+	const char *path = NULL;
 	if (!host || !*host)
-		return xstrdup("/var/run/docker.sock");
-	if (!strncmp(host, "unix://", 7) && host[7] == '/')
-		return xstrdup(host + 7);
-	return NULL; /* tcp:// and ssh:// are network endpoints, not files */
+		path = "/var/run/docker.sock";
+	else if (!strncmp(host, "unix://", 7) && host[7] == '/')
+		path = host + 7;
+	struct stat st;
+	if (!path || stat(path, &st) < 0)
+		return NULL;
+	return xstrdup(path);
 }
 
 static void add_builtin_rules(struct session *s)
@@ -174,7 +181,7 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	if (s->presets & preset_lookup("@base")) {
 		struct stat st;
 		if (!s->home || stat(s->home, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			error_set(err, EXIT_USAGE,
+			error_set(err, EXIT_SETUP,
 				  "the home directory %s does not exist, and the @base preset "
 				  "needs it",
 				  s->home ? s->home : "(unknown: HOME is unset)");
@@ -187,10 +194,10 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	s->docker_socket = find_docker_socket(envp);
 	add_builtin_rules(s);
 	struct preset_context pctx = {
-		.cwd = s->cwd,
-		.home = s->home,
-		.global_config_dir = s->global_dir,
-		.config_files = &s->cfg.files,
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .global_config_dir = s->global_dir,
+	    .config_files = &s->cfg.files,
 	};
 	preset_expand(s->presets, &pctx, &s->rules);
 	for (size_t i = 0; i < s->cfg.rules.len; i++) {
@@ -199,10 +206,10 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	}
 
 	struct policy_input in = {
-		.rules = &s->rules,
-		.cwd = s->cwd,
-		.home = s->home,
-		.read_only = s->cfg.read_only.value,
+	    .rules = &s->rules,
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .read_only = s->cfg.read_only.value,
 	};
 	if (policy_resolve(&in, &s->policy, err) < 0)
 		return -1;

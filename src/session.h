@@ -13,8 +13,8 @@
 #include "rule.h"
 
 struct session {
-	char *cwd;           /* effective working directory, resolved */
-	char *home;          /* NULL when unknown */
+	char *cwd;	     /* effective working directory, resolved */
+	char *home;	     /* NULL when unknown */
 	char *global_dir;    /* $XDG_CONFIG_HOME/agent-sandbox */
 	char *docker_socket; /* where the Docker socket would be, or NULL */
 	struct config cfg;

@@ -11,7 +11,10 @@ struct strbuf {
 	size_t alloc;
 };
 
-#define STRBUF_INIT {.buf = NULL, .len = 0, .alloc = 0}
+#define STRBUF_INIT                                                                                \
+	{                                                                                          \
+		.buf = NULL, .len = 0, .alloc = 0                                                  \
+	}
 
 void strbuf_grow(struct strbuf *sb, size_t extra);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
@@ -19,7 +22,7 @@ void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
+    __attribute__((format(printf, 2, 0)));
 void strbuf_setlen(struct strbuf *sb, size_t len);
 void strbuf_reset(struct strbuf *sb);
 /* The contents, "" for an empty buffer; valid until the next change. */

@@ -11,7 +11,10 @@ struct strv {
 	size_t alloc;
 };
 
-#define STRV_INIT {.items = NULL, .len = 0, .alloc = 0}
+#define STRV_INIT                                                                                  \
+	{                                                                                          \
+		.items = NULL, .len = 0, .alloc = 0                                                \
+	}
 
 /* Takes ownership of s. */
 void strv_push_owned(struct strv *v, char *s);

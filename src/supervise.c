@@ -30,10 +30,10 @@
 int supervisor_prepare(struct supervisor *sv, int err_fd, struct error *err)
 {
 	*sv = (struct supervisor){
-		.ready_pipe = {-1, -1},
-		.stderr_pipe = {-1, -1},
-		.info_pipe = {-1, -1},
-		.stderr_copy = -1,
+	    .ready_pipe = {-1, -1},
+	    .stderr_pipe = {-1, -1},
+	    .info_pipe = {-1, -1},
+	    .stderr_copy = -1,
 	};
 	if (pipe2(sv->ready_pipe, O_CLOEXEC) < 0 || pipe2(sv->stderr_pipe, O_CLOEXEC) < 0 ||
 	    pipe2(sv->info_pipe, O_CLOEXEC) < 0)
@@ -118,7 +118,7 @@ struct watch {
 	bool exited;
 	int status;
 	bool ready;
-	int interrupted_by; /* a signal that arrived before the sandbox was up */
+	int interrupted_by;	/* a signal that arrived before the sandbox was up */
 	struct strbuf captured; /* bwrap's stderr before ready */
 	struct strbuf info;
 };
@@ -224,14 +224,14 @@ static void explain_setup_failure(const char *bwrap_says, struct error *err)
 				"the host, check sysctl user.max_user_namespaces");
 }
 
-static int watch_loop(struct supervisor *sv, const struct supervise_request *req,
-		      struct watch *w, int sigfd)
+static int watch_loop(struct supervisor *sv, const struct supervise_request *req, struct watch *w,
+		      int sigfd)
 {
 	struct pollfd pfd[4] = {
-		{.fd = sigfd, .events = POLLIN},
-		{.fd = sv->ready_pipe[0], .events = POLLIN},
-		{.fd = sv->stderr_pipe[0], .events = POLLIN},
-		{.fd = sv->info_pipe[0], .events = POLLIN},
+	    {.fd = sigfd, .events = POLLIN},
+	    {.fd = sv->ready_pipe[0], .events = POLLIN},
+	    {.fd = sv->stderr_pipe[0], .events = POLLIN},
+	    {.fd = sv->info_pipe[0], .events = POLLIN},
 	};
 	while (!w->exited) {
 		if (poll(pfd, 4, -1) < 0) {
@@ -279,8 +279,7 @@ static void restore_foreground(int tty_fd, bool was_foreground)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-int supervisor_run(struct supervisor *sv, const struct supervise_request *req,
-		   struct error *err)
+int supervisor_run(struct supervisor *sv, const struct supervise_request *req, struct error *err)
 {
 	_cleanup_close_ int args_fd = args_memfd(req->args, req->command_start, err);
 	if (args_fd < 0)

@@ -9,10 +9,10 @@
 #include "strv.h"
 
 struct supervisor {
-	int ready_pipe[2];  /* the init writes one byte once it runs */
-	int stderr_pipe[2]; /* bwrap's own stderr, so set-up errors can be explained */
-	int info_pipe[2];   /* bwrap's --info-fd: the init's host pid */
-	int stderr_copy;    /* the real stderr, handed through to the command */
+	int ready_pipe[2];	       /* the init writes one byte once it runs */
+	int stderr_pipe[2];	       /* bwrap's own stderr, so set-up errors can be explained */
+	int info_pipe[2];	       /* bwrap's --info-fd: the init's host pid */
+	int stderr_copy;	       /* the real stderr, handed through to the command */
 	unsigned long ignored_signals; /* forwarded signals we were started with ignored */
 };
 
@@ -20,18 +20,17 @@ struct supervisor {
 int supervisor_prepare(struct supervisor *sv, int err_fd, struct error *err);
 
 struct supervise_request {
-	const char *bwrap;  /* path of the bwrap binary */
-	struct strv *args;  /* bwrap arguments, without "bwrap" */
+	const char *bwrap;    /* path of the bwrap binary */
+	struct strv *args;    /* bwrap arguments, without "bwrap" */
 	size_t command_start; /* index of the "--" before the command */
 	char **envp;
 	int in, out, err;
-	int seccomp_fd;     /* inherited by bwrap, or -1 */
-	bool new_session;   /* the sandbox has its own session (no terminal) */
+	int seccomp_fd;	  /* inherited by bwrap, or -1 */
+	bool new_session; /* the sandbox has its own session (no terminal) */
 };
 
 /* Runs bwrap and waits. Returns the command's exit status (128+N for a
  * signal), or -1 with err set when the sandbox could not be set up. */
-int supervisor_run(struct supervisor *sv, const struct supervise_request *req,
-		   struct error *err);
+int supervisor_run(struct supervisor *sv, const struct supervise_request *req, struct error *err);
 
 void supervisor_release(struct supervisor *sv);
