@@ -2,7 +2,7 @@
 #
 #   make              build/agent-sandbox (dynamic, -Werror)
 #   make static       build/static/agent-sandbox (fully static)
-#   make asan         build/asan/agent-sandbox (AddressSanitizer + UBSan)
+#   make asan         build/asan/ binary and unit tests (AddressSanitizer + UBSan)
 #   make unit         build and run the cmocka unit tests
 #   make check        the whole suite: unit and end-to-end, normal and sanitized
 #   make fuzz         build the libFuzzer targets into build/fuzz/
@@ -30,7 +30,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
-.PHONY: all static asan unit check fuzz bench deps format format-check clean
+.PHONY: all static asan unit unit-build check fuzz bench deps format format-check clean
 
 all: $(BUILD)/agent-sandbox
 
@@ -43,20 +43,23 @@ $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
 $(BUILD)/obj $(BUILD)/unit:
 	mkdir -p $@
 
-$(BUILD)/unit/%: tests/unit/%.c $(LIB_OBJ) | $(BUILD)/unit
+$(BUILD)/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_OBJ) | $(BUILD)/unit
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS) -lcmocka
 
-unit: $(UNIT_BIN)
+unit-build: $(UNIT_BIN)
+
+unit: unit-build
 	@set -e; for t in $(UNIT_BIN); do $$t; done
 
 static:
 	$(MAKE) BUILD=build/static LDFLAGS=-static \
 		LDLIBS="$$($(PKG_CONFIG) --static --libs $(PKGS))" build/static/agent-sandbox
 
+ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
 asan:
-	$(MAKE) BUILD=build/asan \
-		CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
-		LDFLAGS="-fsanitize=address,undefined" build/asan/agent-sandbox $(if $(WITH_UNIT),unit)
+	$(MAKE) BUILD=build/asan CFLAGS="$(ASAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
+		build/asan/agent-sandbox unit-build
 
 check:
 	tests/run

@@ -1,0 +1,171 @@
+#!/bin/sh
+# Configuration files: what is accepted, and how each mistake is reported
+# (file, line, column, what was expected) before anything runs.
+. "$(dirname "$0")/../lib.sh"
+
+# Writes $2 to the project config $1 and expects exit 2 with every
+# further argument in stderr, and the command not run.
+expect_rejected()
+{
+	file=$1
+	text=$2
+	shift 2
+	printf '%s\n' "$text" >"$file"
+	sbx sh -c 'touch ran'
+	[ "$rc" -eq 2 ] || fail "$text: expected status 2, got $rc"
+	for want in "$@"; do
+		grep -qF -- "$want" "$T/err" || fail "$text: stderr lacks '$want': $(err)"
+	done
+	expect_no_file ran
+	rm -f "$file"
+}
+
+test_jsonc_comments_and_trailing_commas_are_accepted()
+{
+	cat >.agent-sandbox.jsonc <<'JSON'
+// project policy
+{
+  /* keep sources safe */
+  "filesystem": {
+    "ro": ["src",],   // trailing comma
+  },
+}
+JSON
+	mkdir src
+	sbx sh -c 'touch src/x'
+	[ "$rc" -ne 0 ] || fail "the ro rule from the JSONC file was not applied"
+	sbx true
+	expect_status 0
+}
+
+test_plain_json_extension_accepts_jsonc_too()
+{
+	printf '{\n  // comment\n  "read-only": true,\n}\n' >.agent-sandbox.json
+	sbx sh -c 'touch x'
+	[ "$rc" -ne 0 ] || fail "read-only from .json with comments was not applied"
+}
+
+test_bad_configs_are_rejected_with_file_line_and_column()
+{
+	f=.agent-sandbox.json
+	p="$T/work/$f"
+	# config text | what the error must mention (after file:line:col)
+	while IFS='|' read -r text where want; do
+		expect_rejected $f "$text" "$p:$where" "$want"
+	done <<'CASES'
+{"filesystem": {"rox": []}}|1:17|did you mean "ro"
+{"filesytem": {}}|1:2|did you mean "filesystem"
+{"filesystem": {"ro": "src"}}|1:23|array
+{"filesystem": {"ro": [1]}}|1:24|array of paths
+{"read-only": "yes"}|1:15|true or false
+{"docker": 1}|1:12|true or false
+{"network": "on"}|1:13|true or false
+{"filesystem": {"presets": ["@nope"]}}|1:29|unknown preset
+{"filesystem": {"presets": ["@bse"]}}|1:29|did you mean "@base"
+{"filesystem": {"ro": ["[abc"]}}|1:24|glob
+{"filesystem": {"ro": ["a/**/b"]}}|1:24|**
+{"docker": true, "docker": false}|1:18|duplicate key "docker"
+{"filesystem": {"ro": []}, }x|1:29|after the root value
+{"filesystem": {"ro": [}|1:24|
+[]|1:1|object
+{"commands": {"git": "@git"}}|1:2|not supported by this version
+{"secrets": {}}|1:2|not supported by this version
+{"env": {}}|1:2|not supported by this version
+{"network": {"allow": []}}|1:13|not supported by this version
+CASES
+}
+
+test_error_positions_count_lines_and_columns()
+{
+	printf '{\n  "filesystem": {\n    "ro": ["a"],\n    "rw": [42]\n  }\n}\n' >.agent-sandbox.jsonc
+	sbx true
+	expect_status 2
+	expect_err_contains "$T/work/.agent-sandbox.jsonc:4:12:"
+}
+
+test_global_config_errors_name_the_global_file()
+{
+	mkdir -p "$HOME/.config/agent-sandbox"
+	printf '{\n "unknown": 1\n}\n' >"$HOME/.config/agent-sandbox/config.jsonc"
+	sbx true
+	expect_status 2
+	expect_err_contains "$HOME/.config/agent-sandbox/config.jsonc:2:2:"
+}
+
+test_xdg_config_home_locates_the_global_config()
+{
+	mkdir -p "$T/xdg/agent-sandbox"
+	echo '{"read-only": true}' >"$T/xdg/agent-sandbox/config.json"
+	XDG_CONFIG_HOME="$T/xdg" sbx sh -c 'touch x'
+	[ "$rc" -ne 0 ] || fail "the global config under XDG_CONFIG_HOME was not read"
+}
+
+test_both_json_and_jsonc_in_one_place_is_an_error()
+{
+	echo '{}' >.agent-sandbox.json
+	echo '{}' >.agent-sandbox.jsonc
+	sbx sh -c 'touch ran'
+	expect_status 2
+	expect_err_contains ".agent-sandbox.json"
+	expect_err_contains ".agent-sandbox.jsonc"
+	expect_no_file ran
+	mkdir -p "$HOME/.config/agent-sandbox"
+	rm .agent-sandbox.jsonc
+	echo '{}' >"$HOME/.config/agent-sandbox/config.json"
+	echo '{}' >"$HOME/.config/agent-sandbox/config.jsonc"
+	sbx true
+	expect_status 2
+	expect_err_contains "config.jsonc"
+}
+
+test_config_flag_replaces_the_project_config()
+{
+	echo '{"read-only": true}' >.agent-sandbox.json
+	echo '{}' >other.json
+	sbx -c other.json sh -c 'touch x'
+	expect_status 0
+}
+
+test_relative_paths_in_the_global_config_resolve_against_the_working_directory()
+{
+	mkdir -p "$HOME/.config/agent-sandbox" locked
+	echo '{"filesystem": {"ro": ["locked"]}}' >"$HOME/.config/agent-sandbox/config.json"
+	sbx sh -c 'touch locked/x'
+	[ "$rc" -ne 0 ] || fail "relative global rule did not apply to the working directory"
+}
+
+test_presets_from_global_and_project_concatenate()
+{
+	mkdir -p "$HOME/.config/agent-sandbox"
+	echo '{"filesystem": {"presets": ["!@lint/python"]}}' >"$HOME/.config/agent-sandbox/config.json"
+	echo '{"filesystem": {"presets": ["!@lint/ts"]}}' >.agent-sandbox.json
+	echo x >ruff.toml
+	echo x >tsconfig.json
+	echo x >.golangci.yml
+	sbx sh -c 'echo y > ruff.toml && echo y > tsconfig.json'
+	expect_status 0
+	sbx sh -c 'echo y > .golangci.yml'
+	[ "$rc" -ne 0 ] || fail "@lint/go was removed too"
+}
+
+test_tilde_expands_to_home_in_rules()
+{
+	mkdir -p "$HOME/.cache/keep"
+	echo '{"filesystem": {"ro": ["~/.cache/keep"]}}' >.agent-sandbox.json
+	sbx sh -c 'touch "$HOME/.cache/keep/x"'
+	[ "$rc" -ne 0 ] || fail "~ was not expanded"
+	sbx sh -c 'touch "$HOME/.cache/other"'
+	expect_status 0
+}
+
+test_dollar_variables_are_not_expanded()
+{
+	mkdir -p '$HOME'
+	echo '{"filesystem": {"ro": ["$HOME"]}}' >.agent-sandbox.json
+	sbx sh -c 'touch "\$HOME/x"'
+	[ "$rc" -ne 0 ] || fail "the literal \$HOME directory was not protected"
+	sbx sh -c 'touch "$HOME/.cache-x" 2>/dev/null; touch ok'
+	expect_status 0
+}
+
+run_tests

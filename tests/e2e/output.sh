@@ -1,0 +1,103 @@
+#!/bin/sh
+# What agent-sandbox tells the user: --dry-run, --debug and `policy`.
+. "$(dirname "$0")/../lib.sh"
+
+test_dry_run_prints_bwrap_arguments_one_per_line_and_runs_nothing()
+{
+	sbx --dry-run sh -c 'touch ran'
+	expect_status 0
+	expect_no_file ran
+	[ "$(head -1 "$T/out")" = bwrap ] || fail "first line is not bwrap: $(head -1 "$T/out")"
+	for arg in --die-with-parent --unshare-user --unshare-pid "--cap-drop" --new-session \
+		--seccomp "--ro-bind" "$T/work" "touch ran"; do
+		grep -qxF -- "$arg" "$T/out" || fail "no line '$arg' in the dry run"
+	done
+	[ "$(tail -1 "$T/out")" = "touch ran" ] || fail "the command is not last"
+}
+
+test_dry_run_shows_rules_from_flags()
+{
+	mkdir locked
+	sbx --dry-run --ro locked true
+	grep -A2 -xF -- '--ro-bind-try' "$T/out" | grep -qxF "$T/work/locked" ||
+		fail "no read-only bind for $T/work/locked"
+}
+
+test_dry_run_unshares_the_network_only_when_disabled()
+{
+	sbx --dry-run true
+	expect_out_lacks --unshare-net
+	sbx --dry-run --network=false true
+	expect_out_contains --unshare-net
+}
+
+test_network_false_leaves_only_loopback()
+{
+	sbx --network=false sh -c 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "'
+	expect_status 0
+	expect_out lo
+	sbx --network=true sh -c 'tail -n +3 /proc/net/dev | wc -l'
+	host=$(tail -n +3 /proc/net/dev | wc -l)
+	[ "$(out)" -eq "$host" ] || fail "host network shows $(out) interfaces, the host $host"
+
+}
+
+test_debug_reports_configs_presets_paths_and_bwrap_arguments()
+{
+	echo '{"filesystem": {"ro": ["missing"]}}' >.agent-sandbox.jsonc
+	sbx --debug true
+	expect_status 0
+	for want in "debug: config:" "$T/work/.agent-sandbox.jsonc" "debug: presets: @base" \
+		"skipped ro $T/work/missing" "debug: access:" "debug: bwrap --unshare-user"; do
+		expect_err_contains "$want"
+	done
+}
+
+test_debug_without_a_run_goes_to_stderr_only()
+{
+	sbx --debug --dry-run true
+	grep -q 'debug:' "$T/out" && fail "debug lines on stdout"
+	expect_err_contains "debug:"
+}
+
+test_policy_prints_the_access_table_with_rule_and_layer()
+{
+	mkdir -p src/auth lib
+	echo '{"filesystem": {"rw": ["lib"]}}' >.agent-sandbox.json
+	sbx policy --ro src/auth
+	expect_status 0
+	expect_out_contains "PATH"
+	grep -E "^$T/work/src/auth +ro +src/auth +cli" "$T/out" >/dev/null ||
+		fail "no cli ro line for src/auth: $(out)"
+	grep -E "^$T/work/lib +rw +lib +project" "$T/out" >/dev/null ||
+		fail "no project rw line for lib: $(out)"
+	grep -E "^$T/work +rw +\. +preset @base" "$T/out" >/dev/null ||
+		fail "no @base line for the working directory: $(out)"
+	grep -E "^$HOME +ro +~ +preset @base" "$T/out" >/dev/null ||
+		fail "no @base line for home: $(out)"
+}
+
+test_policy_marks_read_only_mode_and_settings()
+{
+	sbx policy --read-only --network=false
+	expect_status 0
+	expect_out_contains "read-only          yes (--read-only)"
+	expect_out_contains "made ro by read-only mode"
+}
+
+test_policy_rejects_a_command()
+{
+	sbx policy sh
+	expect_status 2
+}
+
+test_policy_and_dry_run_create_nothing()
+{
+	before=$(snapshot "$T/work"; snapshot "$HOME")
+	sbx policy --exclude .env --ro missing
+	sbx --dry-run --exclude .env -- touch x
+	after=$(snapshot "$T/work"; snapshot "$HOME")
+	[ "$before" = "$after" ] || fail "the host tree changed"
+}
+
+run_tests

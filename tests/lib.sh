@@ -1,0 +1,114 @@
+# Shared helpers for the end-to-end tests. Each tests/e2e/*.sh file defines
+# functions named test_* and ends with `run_tests`; every test runs in a
+# subshell of its own, in a fresh directory, with a fresh HOME, and prints
+# one TAP line. The binary under test is $AGENT_SANDBOX (default: the build).
+#
+# Helpers: `sbx ARGS...` runs the binary and records $rc, $T/out, $T/err;
+# `fail MSG` ends the test; expect_* assert on the last sbx run.
+
+set -u
+
+: "${AGENT_SANDBOX:=$(cd "$(dirname "$0")/../.." && pwd)/build/agent-sandbox}"
+AS=$AGENT_SANDBOX
+TEST_FILE=$(basename "$0" .sh)
+
+fail()
+{
+	printf '#   %s\n' "$*" >&2
+	if [ -n "${T:-}" ] && [ -s "$T/err" ]; then
+		sed 's/^/#   stderr: /' "$T/err" | head -20 >&2
+	fi
+	exit 1
+}
+
+sbx()
+{
+	rc=0
+	"$AS" "$@" >"$T/out" 2>"$T/err" </dev/null || rc=$?
+}
+
+out() { cat "$T/out"; }
+err() { cat "$T/err"; }
+
+expect_status()
+{
+	[ "$rc" -eq "$1" ] || fail "expected exit status $1, got $rc"
+}
+
+expect_out()
+{
+	[ "$(out)" = "$1" ] || fail "expected stdout '$1', got '$(out)'"
+}
+
+expect_out_contains()
+{
+	grep -qF -- "$1" "$T/out" || fail "stdout lacks '$1': $(head -c 600 "$T/out")"
+}
+
+expect_out_lacks()
+{
+	! grep -qF -- "$1" "$T/out" || fail "stdout has '$1'"
+}
+
+expect_err_contains()
+{
+	grep -qF -- "$1" "$T/err" || fail "stderr lacks '$1'"
+}
+
+expect_file()
+{
+	[ -e "$1" ] || fail "expected $1 to exist on the host"
+}
+
+expect_no_file()
+{
+	[ ! -e "$1" ] && [ ! -L "$1" ] || fail "expected $1 not to exist on the host"
+}
+
+expect_content()
+{
+	[ "$(cat "$1")" = "$2" ] || fail "expected $1 to hold '$2', got '$(cat "$1")'"
+}
+
+# A listing of a tree with sizes and modes: compared before and after a run
+# to prove the sandbox left nothing behind.
+snapshot()
+{
+	find "$1" -printf '%p %y %s %m\n' | LC_ALL=C sort
+}
+
+setup_test()
+{
+	T=$(mktemp -d "${TMPDIR:-/tmp}/as-e2e.XXXXXX")
+	mkdir "$T/home" "$T/work"
+	export HOME="$T/home"
+	unset XDG_CONFIG_HOME DOCKER_HOST AGENT_SANDBOX_TEST_UNUSED
+	cd "$T/work" || exit 1
+}
+
+teardown_test()
+{
+	cd /
+	chmod -R u+rwX "$T" 2>/dev/null
+	rm -rf "$T"
+}
+
+run_tests()
+{
+	n=0
+	failed=0
+	for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() *$/\1/p' "$0"); do
+		if [ -n "${ONLY:-}" ] && [ "$t" != "$ONLY" ]; then
+			continue
+		fi
+		n=$((n + 1))
+		if (setup_test; ("$t"); r=$?; teardown_test; exit $r); then
+			echo "ok $n - $TEST_FILE: ${t#test_}"
+		else
+			echo "not ok $n - $TEST_FILE: ${t#test_}"
+			failed=$((failed + 1))
+		fi
+	done
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+}
