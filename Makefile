@@ -2,7 +2,8 @@
 #
 #   make              build/agent-sandbox (dynamic, -Werror)
 #   make static       build/static/agent-sandbox (fully static)
-#   make asan         build/asan/ binary and unit tests (AddressSanitizer + UBSan)
+#   make asan         build/asan/ binary and unit tests (AddressSanitizer + UBSan);
+#                     WITH_UNIT=1 also runs the unit tests
 #   make unit         build and run the cmocka unit tests
 #   make check        the whole suite: unit and end-to-end, normal and sanitized
 #   make fuzz         build the libFuzzer targets into build/fuzz/
@@ -59,7 +60,7 @@ ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
 asan:
 	$(MAKE) BUILD=build/asan CFLAGS="$(ASAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
-		build/asan/agent-sandbox unit-build
+		build/asan/agent-sandbox unit-build $(if $(WITH_UNIT),unit)
 
 check:
 	tests/run

@@ -1,0 +1,274 @@
+/* Unit tests for rendering a plan as bwrap arguments: the isolation flags,
+ * the base layout, one mount per access entry in parent-first order, and the
+ * command after the "--" whose index bwrap_render returns. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include <cmocka.h>
+
+#include "bwrap.h"
+#include "cleanup.h"
+#include "inside.h"
+#include "unit.h"
+
+static struct rule test_rule = {
+    .pattern = "test", .level = ACCESS_RO, .layer = LAYER_CLI, .origin = "test"};
+
+/* clang-format off */
+#define ENTRY(p, lvl, dir) {.path = (p), .level = ACCESS_##lvl, .rule = &test_rule, .is_dir = (dir)}
+/* clang-format on */
+
+/* Sorted as policy_resolve sorts: every directory before its contents. */
+static struct access_entry entries[] = {
+    ENTRY("/home/u", RO, true),
+    ENTRY("/home/u/.netrc", EXCLUDE, false),
+    ENTRY("/home/u/.ssh", EXCLUDE, true),
+    ENTRY("/home/u/.ssh/known_hosts", RO, false),
+    ENTRY("/home/u/proj", RW, true),
+    ENTRY("/home/u/proj/.git/hooks", RO, true),
+    ENTRY("/home/u/proj/.secrets", EXCLUDE, true),
+};
+
+static const struct policy policy = {.entries = entries, .len = ARRAY_SIZE(entries)};
+
+static char *const command[] = {"make", "test", "a b", "--", "", NULL};
+
+static struct sandbox_plan small_plan(void)
+{
+	return (struct sandbox_plan){
+	    .policy = &policy,
+	    .host_network = false,
+	    .new_session = false,
+	    .self_exe = "/usr/bin/agent-sandbox",
+	    .empty_file = "/run/user/1000/agent-sandbox/empty",
+	    .runtime_dir = NULL,
+	    .cwd = "/home/u/proj",
+	    .seccomp_fd = -1,
+	    .info_fd = 5,
+	    .ready_fd = 6,
+	    .stderr_fd = 7,
+	    .ignored_signals = 0,
+	    .command = command,
+	};
+}
+
+/* Index of the first occurrence of the NULL-terminated sequence in
+ * args[from, to), or -1. */
+static ssize_t find_seq(const struct strv *args, size_t from, size_t to, const char *const *seq)
+{
+	size_t n = 0;
+	while (seq[n])
+		n++;
+	for (size_t i = from; i + n <= to; i++) {
+		size_t j = 0;
+		while (j < n && !strcmp(args->items[i + j], seq[j]))
+			j++;
+		if (j == n)
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
+#define SEQ(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static ssize_t must_find(const struct strv *args, size_t end, const char *const *seq, size_t index)
+{
+	ssize_t at = find_seq(args, 0, end, seq);
+	if (at < 0)
+		unit_fail("case %zu: <%s %s ...> not among the options", index, seq[0],
+			  seq[1] ? seq[1] : "");
+	return at;
+}
+
+static void bwrap_render_isolates_namespaces_and_drops_capabilities(void **state)
+{
+	const char *const *expected[] = {
+	    SEQ("--unshare-user"),	    SEQ("--unshare-ipc"),
+	    SEQ("--unshare-pid"),	    SEQ("--unshare-uts"),
+	    SEQ("--unshare-cgroup-try"),    SEQ("--die-with-parent"),
+	    SEQ("--cap-drop", "ALL"),	    SEQ("--as-pid-1"),
+	    SEQ("--info-fd", "5"),	    SEQ("--setenv", "AGENT_SANDBOX", "1"),
+	    SEQ("--chdir", "/home/u/proj"),
+	};
+	struct sandbox_plan plan = small_plan();
+	_cleanup_strv_ struct strv args = STRV_INIT;
+	size_t end = bwrap_render(&plan, &args);
+	for (size_t i = 0; i < ARRAY_SIZE(expected); i++)
+		must_find(&args, end, expected[i], i);
+}
+
+static void bwrap_render_adds_optional_flags_only_when_planned(void **state)
+{
+	static const struct {
+		bool host_network;
+		bool new_session;
+		int seccomp_fd;
+	} cases[] = {
+	    {false, false, -1},
+	    {true, false, -1},
+	    {false, true, -1},
+	    {true, true, 9},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sandbox_plan plan = small_plan();
+		plan.host_network = cases[i].host_network;
+		plan.new_session = cases[i].new_session;
+		plan.seccomp_fd = cases[i].seccomp_fd;
+		_cleanup_strv_ struct strv args = STRV_INIT;
+		size_t end = bwrap_render(&plan, &args);
+		if ((find_seq(&args, 0, end, SEQ("--unshare-net")) < 0) != cases[i].host_network)
+			unit_fail("case %zu: --unshare-net %s", i,
+				  cases[i].host_network ? "with host network" : "missing");
+		if ((find_seq(&args, 0, end, SEQ("--new-session")) >= 0) != cases[i].new_session)
+			unit_fail("case %zu: --new-session is wrong", i);
+		if ((find_seq(&args, 0, end, SEQ("--seccomp", "9")) >= 0) !=
+		    (cases[i].seccomp_fd >= 0))
+			unit_fail("case %zu: --seccomp is wrong", i);
+		if (cases[i].seccomp_fd < 0 && find_seq(&args, 0, end, SEQ("--seccomp")) >= 0)
+			unit_fail("case %zu: --seccomp without a filter", i);
+	}
+}
+
+static void bwrap_render_lays_out_base_before_rules(void **state)
+{
+	struct sandbox_plan plan = small_plan();
+	plan.runtime_dir = "/run/user/1000";
+	_cleanup_strv_ struct strv args = STRV_INIT;
+	size_t end = bwrap_render(&plan, &args);
+	/* In this order, and all before the first rule's mount. */
+	const char *const *expected[] = {
+	    SEQ("--ro-bind", "/", "/"),
+	    SEQ("--dev", "/dev"),
+	    SEQ("--proc", "/proc"),
+	    SEQ("--tmpfs", "/tmp"),
+	    SEQ("--tmpfs", "/run"),
+	    SEQ("--perms", "0700", "--tmpfs", "/run/user/1000"),
+	    SEQ("--tmpfs", SANDBOX_DIR),
+	    SEQ("--ro-bind", "/usr/bin/agent-sandbox", SANDBOX_SELF),
+	    SEQ("--ro-bind-try", "/home/u", "/home/u"),
+	    SEQ("--chmod", "0111", SANDBOX_DIR),
+	    SEQ("--remount-ro", SANDBOX_DIR),
+	};
+	ssize_t previous = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(expected); i++) {
+		ssize_t at = must_find(&args, end, expected[i], i);
+		if (at <= previous)
+			unit_fail("case %zu: <%s> at %zd, not after case %zu", i, expected[i][0],
+				  at, i - 1);
+		previous = at;
+	}
+	if (find_seq(&args, 0, end, SEQ("--bind", "/", "/")) >= 0)
+		unit_fail("the host root is writable");
+}
+
+static void bwrap_render_renders_each_access_level(void **state)
+{
+	const char *const *expected[] = {
+	    SEQ("--ro-bind-try", "/home/u", "/home/u"),
+	    SEQ("--ro-bind", "/run/user/1000/agent-sandbox/empty", "/home/u/.netrc"),
+	    SEQ("--tmpfs", "/home/u/.ssh"),
+	    SEQ("--ro-bind-try", "/home/u/.ssh/known_hosts", "/home/u/.ssh/known_hosts"),
+	    SEQ("--bind-try", "/home/u/proj", "/home/u/proj"),
+	    SEQ("--ro-bind-try", "/home/u/proj/.git/hooks", "/home/u/proj/.git/hooks"),
+	    SEQ("--tmpfs", "/home/u/proj/.secrets"),
+	    /* Excluded directories become read-only last, deepest first, so that
+	     * the mounts inside them are already in place. */
+	    SEQ("--remount-ro", "/home/u/proj/.secrets"),
+	    SEQ("--remount-ro", "/home/u/.ssh"),
+	};
+	struct sandbox_plan plan = small_plan();
+	_cleanup_strv_ struct strv args = STRV_INIT;
+	size_t end = bwrap_render(&plan, &args);
+	ssize_t previous = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(expected); i++) {
+		ssize_t at = must_find(&args, end, expected[i], i);
+		if (at <= previous)
+			unit_fail("case %zu: <%s %s> at %zd, not after case %zu", i, expected[i][0],
+				  expected[i][1], at, i - 1);
+		previous = at;
+	}
+	/* A file is hidden behind the empty file, never a tmpfs. */
+	if (find_seq(&args, 0, end, SEQ("--tmpfs", "/home/u/.netrc")) >= 0)
+		unit_fail("an excluded file became a tmpfs");
+	if (find_seq(&args, 0, end, SEQ("--remount-ro", "/home/u/.netrc")) >= 0)
+		unit_fail("an excluded file is remounted");
+}
+
+static void bwrap_render_binds_root_writable_when_policy_says_so(void **state)
+{
+	struct access_entry with_root[] = {
+	    ENTRY("/", RW, true),
+	    ENTRY("/etc", RO, true),
+	};
+	const struct policy p = {.entries = with_root, .len = ARRAY_SIZE(with_root)};
+	struct sandbox_plan plan = small_plan();
+	plan.policy = &p;
+	_cleanup_strv_ struct strv args = STRV_INIT;
+	size_t end = bwrap_render(&plan, &args);
+	ssize_t root = find_seq(&args, 0, end, SEQ("--bind", "/", "/"));
+	assert_true(root >= 0);
+	assert_true(find_seq(&args, 0, end, SEQ("--ro-bind", "/", "/")) < 0);
+	assert_true(find_seq(&args, 0, end, SEQ("--bind-try", "/", "/")) < 0);
+	assert_true(find_seq(&args, 0, end, SEQ("--ro-bind-try", "/etc", "/etc")) > root);
+}
+
+static void bwrap_render_returns_index_of_separator_before_command(void **state)
+{
+	static const struct {
+		unsigned long signals;
+		const char *shown;
+	} cases[] = {
+	    {0, "0"},
+	    {(1ul << 1) | (1ul << 14), "0x4002"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sandbox_plan plan = small_plan();
+		plan.ignored_signals = cases[i].signals;
+		_cleanup_strv_ struct strv args = STRV_INIT;
+		strv_push(&args, "bwrap"); /* appended to, not replaced */
+		size_t end = bwrap_render(&plan, &args);
+		assert_string_equal(args.items[0], "bwrap");
+		if (end >= args.len || strcmp(args.items[end], "--") != 0)
+			unit_fail("case %zu: index %zu is not \"--\"", i, end);
+		if (find_seq(&args, 0, end, SEQ("--")) >= 0)
+			unit_fail("case %zu: a \"--\" among the options", i);
+
+		const char *const tail[] = {
+		    "--", SANDBOX_SELF, SANDBOX_INIT_ARG, "6",	 "7",  cases[i].shown,
+		    "--", "make",	"test",		  "a b", "--", ""};
+		if (args.len != end + ARRAY_SIZE(tail))
+			unit_fail("case %zu: %zu arguments after the options, expected %zu", i,
+				  args.len - end, ARRAY_SIZE(tail));
+		for (size_t j = 0; j < ARRAY_SIZE(tail); j++)
+			if (strcmp(args.items[end + j], tail[j]) != 0)
+				unit_fail("case %zu: argument %zu after the options is <%s>, "
+					  "expected <%s>",
+					  i, j, args.items[end + j], tail[j]);
+		assert_null(args.items[args.len]);
+
+		/* Pure: the same plan gives the same arguments. */
+		_cleanup_strv_ struct strv again = STRV_INIT;
+		strv_push(&again, "bwrap");
+		assert_int_equal(bwrap_render(&plan, &again), end);
+		assert_int_equal(again.len, args.len);
+		for (size_t j = 0; j < args.len; j++)
+			assert_string_equal(again.items[j], args.items[j]);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(bwrap_render_isolates_namespaces_and_drops_capabilities),
+	    cmocka_unit_test(bwrap_render_adds_optional_flags_only_when_planned),
+	    cmocka_unit_test(bwrap_render_lays_out_base_before_rules),
+	    cmocka_unit_test(bwrap_render_renders_each_access_level),
+	    cmocka_unit_test(bwrap_render_binds_root_writable_when_policy_says_so),
+	    cmocka_unit_test(bwrap_render_returns_index_of_separator_before_command),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
