@@ -145,12 +145,28 @@ static int unknown_flag(const char *arg, struct error *err)
 	return -1;
 }
 
-static int set_verb(struct cli *cli, bool *verb_set, enum verb verb)
+static const char *verb_name(enum verb verb)
 {
-	if (!*verb_set) {
-		cli->verb = verb;
-		*verb_set = true;
+	for (size_t v = 0; v < ARRAY_SIZE(verbs); v++)
+		if (verbs[v].verb == verb)
+			return verbs[v].word;
+	return "?";
+}
+
+/* Help wins over everything (`agent-sandbox policy --help`); two other
+ * verbs cannot be combined. */
+static int set_verb(struct cli *cli, bool *verb_set, enum verb verb, struct error *err)
+{
+	if (*verb_set && cli->verb != verb && cli->verb != VERB_HELP && verb != VERB_HELP) {
+		error_set(err, EXIT_USAGE, "%s cannot be combined with %s", verb_name(verb),
+			  verb_name(cli->verb));
+		error_hint(err, "give one of them; to pass a flag to a program, put it after "
+				"the program's name");
+		return -1;
 	}
+	if (!*verb_set || verb == VERB_HELP)
+		cli->verb = verb;
+	*verb_set = true;
 	return 0;
 }
 
@@ -219,11 +235,11 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 		cli->debug = b;
 		return 0;
 	case F_CHECK:
-		return set_verb(cli, verb_set, VERB_CHECK);
+		return set_verb(cli, verb_set, VERB_CHECK, err);
 	case F_VERSION:
-		return set_verb(cli, verb_set, VERB_VERSION);
+		return set_verb(cli, verb_set, VERB_VERSION, err);
 	case F_HELP:
-		return set_verb(cli, verb_set, VERB_HELP);
+		return set_verb(cli, verb_set, VERB_HELP, err);
 	}
 	return 0;
 }
@@ -264,8 +280,8 @@ static int parse_flag(int argc, char **argv, int *i, struct cli *cli, bool *verb
 	(*i)++;
 
 	if (f->arg == ARG_ATTACHED && !value)
-		return error_set(err, EXIT_USAGE, "flag %s needs a value: %s=%s", shown, shown,
-				 f->id == F_NETWORK ? "true (host network) or " : "");
+		return error_set(err, EXIT_USAGE, "flag %s needs a value: %s", shown,
+				 "--network=true (host network) or --network=false (no network)");
 	if (f->arg == ARG_REQUIRED && !value) {
 		if (*i >= argc)
 			return error_set(err, EXIT_USAGE, "flag %s needs a value (%s)", shown,
@@ -306,10 +322,8 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 			break;
 		verb_word_seen = true;
 		i++;
-		if (!verb_set) {
-			cli->verb = verbs[v].verb;
-			verb_set = true;
-		}
+		if (set_verb(cli, &verb_set, verbs[v].verb, err) < 0)
+			return -1;
 		if (!verbs[v].takes_flags)
 			break;
 	}

@@ -134,6 +134,23 @@ test_missing_command_is_a_usage_error()
 	expect_err_contains "command"
 }
 
+test_help_flag_wins_over_other_verbs()
+{
+	sbx policy --help
+	expect_status 0
+	expect_out_contains "usage: agent-sandbox"
+}
+
+test_conflicting_verbs_are_a_usage_error()
+{
+	sbx exec --version sh -c 'touch ran'
+	expect_status 2
+	expect_err_contains "cannot be combined"
+	expect_no_file ran
+	sbx --check policy
+	expect_status 2
+}
+
 test_later_verbs_are_refused_until_they_exist()
 {
 	for verb in doctor log; do
