@@ -64,6 +64,16 @@ static void print_rows(struct strbuf *sb, const struct row *rows, size_t n)
 			    rows[i].access, (int)wr, rows[i].rule, rows[i].from);
 }
 
+static void add_secrets(struct strbuf *sb, const struct secrets *secrets)
+{
+	const struct secret_scan_result *f = &secrets->found;
+	strbuf_addf(sb, "secret files       %zu masked (%zu files in %zu directories scanned)\n",
+		    f->len, f->files, f->dirs);
+	for (size_t i = 0; i < f->len; i++)
+		strbuf_addf(sb, "  masked           %s  (pattern \"%s\")\n", f->items[i].path,
+			    f->items[i].pattern);
+}
+
 void report_policy(int fd, const struct policy *policy, const struct policy_summary *summary)
 {
 	const struct config *cfg = summary->cfg;
@@ -83,6 +93,8 @@ void report_policy(int fd, const struct policy *policy, const struct policy_summ
 	strbuf_addf(&sb, "presets            %s\n", summary->presets);
 	for (size_t i = 0; i < cfg->files.len; i++)
 		strbuf_addf(&sb, "config             %s\n", cfg->files.items[i]);
+	if (summary->secrets)
+		add_secrets(&sb, summary->secrets);
 	strbuf_addch(&sb, '\n');
 
 	size_t n = policy_base_mounts_len + policy->len;
@@ -178,4 +190,16 @@ void report_bwrap_args(const struct debug *dbg, const struct strv *args)
 		add_quoted(&sb, args->items[i]);
 	}
 	debug_line(dbg, "%s", sb.buf);
+}
+
+void report_secrets_debug(const struct debug *dbg, const struct secrets *secrets)
+{
+	const struct secret_scan_result *f = &secrets->found;
+	debug_line(dbg,
+		   "secrets: scanned %zu files in %zu directories in %.1f ms (%zu unreadable "
+		   "directories skipped); %zu masked",
+		   f->files, f->dirs, secrets->scan_ms, f->unreadable, f->len);
+	for (size_t i = 0; i < f->len; i++)
+		debug_line(dbg, "secrets: masked %s (pattern \"%s\")", f->items[i].path,
+			   f->items[i].pattern);
 }

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "error.h"
 #include "policy.h"
+#include "secrets.h"
 #include "strv.h"
 
 struct debug {
@@ -25,6 +26,7 @@ struct policy_summary {
 	const char *presets; /* "@base @git ..." */
 	const char *cwd;
 	const char *docker_socket; /* NULL when there is none */
+	const struct secrets *secrets;
 };
 
 /* The access table, as `policy` prints it and --debug repeats it. */
@@ -38,3 +40,6 @@ void report_dry_run(int fd, const struct strv *args);
 
 /* --debug: the bwrap command on one line, shell-quoted. */
 void report_bwrap_args(const struct debug *dbg, const struct strv *args);
+
+/* --debug: what the secret scan looked at and what it masked, by pattern. */
+void report_secrets_debug(const struct debug *dbg, const struct secrets *secrets);

@@ -157,6 +157,7 @@ static int show_policy(const struct cli *cli, char **envp, int out, const struct
 	    .presets = s.presets_text,
 	    .cwd = s.cwd,
 	    .docker_socket = s.docker_socket,
+	    .secrets = &s.secrets,
 	};
 	report_policy(out, &s.policy, &summary);
 	return 0;

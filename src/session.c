@@ -204,6 +204,10 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 		const struct rule *r = &s->cfg.rules.items[i];
 		rule_list_add(&s->rules, r->pattern, r->level, r->layer, r->origin);
 	}
+	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
+		return -1;
+	secrets_add_rules(&s->secrets, &s->rules);
+	report_secrets_debug(dbg, &s->secrets);
 
 	struct policy_input in = {
 	    .rules = &s->rules,
@@ -227,5 +231,6 @@ void session_release(struct session *s)
 	config_release(&s->cfg);
 	rule_list_release(&s->rules);
 	policy_release(&s->policy);
+	secrets_release(&s->secrets);
 	*s = (struct session){0};
 }

@@ -11,6 +11,7 @@
 #include "policy.h"
 #include "report.h"
 #include "rule.h"
+#include "secrets.h"
 
 struct session {
 	char *cwd;	     /* effective working directory, resolved */
@@ -22,6 +23,7 @@ struct session {
 	char *presets_text;
 	struct rule_list rules; /* built-in, preset and config rules together */
 	struct policy policy;
+	struct secrets secrets; /* secret files found under cwd */
 };
 
 int session_build(struct session *s, const struct cli *cli, char *const *envp,
