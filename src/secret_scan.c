@@ -68,11 +68,17 @@ static bool npmrc_holds_credentials(int dirfd, const char *name)
 	       len == NPMRC_READ_MAX;
 }
 
-static bool is_virtual_fs(const struct strbuf *path)
+/* Running from / must not walk the kernel's own trees, nor the directories
+ * that the sandbox replaces with fresh or private ones. */
+static bool is_replaced_in_sandbox(const struct strbuf *path)
 {
-	/* Running from / must not walk the kernel's own trees. */
-	return !strcmp(path->buf, "/proc") || !strcmp(path->buf, "/sys") ||
-	       !strcmp(path->buf, "/dev");
+	static const char *const replaced[] = {"/proc", "/sys", "/dev", "/tmp", "/run"};
+	if (path->len > 5)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(replaced); i++)
+		if (!strcmp(path->buf, replaced[i]))
+			return true;
+	return false;
 }
 
 static void check_file(struct walker *w, int dirfd, const char *name, size_t len,
@@ -147,7 +153,7 @@ static int walk(struct walker *w, int dirfd, size_t depth)
 				continue;
 			}
 			if (name_pattern_set_match(w->opts->skip, name, len) ||
-			    (depth == 0 && is_virtual_fs(&w->path))) {
+			    is_replaced_in_sandbox(&w->path)) {
 				strbuf_setlen(&w->path, mark);
 				continue;
 			}

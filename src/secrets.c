@@ -19,7 +19,11 @@ static const char *const default_patterns[] = {
     "id_rsa*", "id_ed25519*", "*credentials*", "*secret*", ".netrc",
 };
 static const char *const default_allow[] = {".env.example", ".env.sample", ".env.template"};
-static const char *const default_skip[] = {".git", "node_modules"};
+/* Installed packages, not the project's own files: node_modules and
+ * Python's site-packages hold certificate bundles (certifi's cacert.pem) and
+ * modules named like secrets, and masking those breaks the tools. */
+static const char *const default_skip[] = {".git", "node_modules", "site-packages",
+					   "dist-packages"};
 
 static void build_set(struct name_pattern_set *set, const char *const *defaults, size_t n,
 		      const struct strv *configured)
@@ -57,6 +61,12 @@ int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, s
 	    .skip = &s->skip,
 	    .check_npmrc = true,
 	};
+	/* From / the walk would cover the whole system and mask its CA
+	 * certificates and the like; the working directory is the project. */
+	if (!strcmp(cwd, "/")) {
+		s->skipped_root = true;
+		return 0;
+	}
 	struct timespec start, end;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	int r = secret_scan(cwd, &opts, &s->found, err);

@@ -12,6 +12,7 @@ struct secrets {
 	struct name_pattern_set patterns, allow, skip;
 	struct secret_scan_result found;
 	double scan_ms;
+	bool skipped_root; /* not scanned: the working directory is / */
 };
 
 /* Scans cwd with the defaults and cfg's additions. */
