@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "env.h"
 #include "policy.h"
 #include "secrets.h"
 #include "strv.h"
@@ -27,6 +28,7 @@ struct policy_summary {
 	const char *cwd;
 	const char *docker_socket; /* NULL when there is none */
 	const struct secrets *secrets;
+	const struct env_result *env;
 };
 
 /* The access table, as `policy` prints it and --debug repeats it. */
@@ -43,3 +45,7 @@ void report_bwrap_args(const struct debug *dbg, const struct strv *args);
 
 /* --debug: what the secret scan looked at and what it masked, by pattern. */
 void report_secrets_debug(const struct debug *dbg, const struct secrets *secrets);
+
+/* --debug: which variables were dropped and why, and which were set (names
+ * only, never values). */
+void report_env_debug(const struct debug *dbg, const struct env_result *env);

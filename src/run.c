@@ -134,7 +134,7 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .bwrap = bwrap,
 	    .args = &args,
 	    .command_start = command_start,
-	    .envp = envp,
+	    .envp = strv_array(&s.env.envp),
 	    .in = in,
 	    .out = out,
 	    .err = err_fd,
@@ -158,6 +158,7 @@ static int show_policy(const struct cli *cli, char **envp, int out, const struct
 	    .cwd = s.cwd,
 	    .docker_socket = s.docker_socket,
 	    .secrets = &s.secrets,
+	    .env = &s.env,
 	};
 	report_policy(out, &s.policy, &summary);
 	return 0;

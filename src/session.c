@@ -116,6 +116,25 @@ static void apply_cli(struct config *cfg, const struct cli *cli)
 		config_set(&cfg->read_only, cli->read_only == YES, LAYER_CLI, "--read-only");
 }
 
+/* --env and --env-block join the configured lists; --env NAME=VALUE is
+ * applied after env.set, so the command line wins. */
+static void build_environment(struct session *s, const struct cli *cli, char *const *envp,
+			      const struct debug *dbg)
+{
+	struct config *cfg = &s->cfg;
+	strv_extend(&cfg->env_allow, &cli->env_allow);
+	strv_extend(&cfg->env_block, &cli->env_block);
+	strv_extend(&cfg->env_set, &cli->env_set);
+	struct env_rules rules = {
+	    .filter_secrets = cfg->env_filter_secrets.value,
+	    .allow = &cfg->env_allow,
+	    .block = &cfg->env_block,
+	    .set = &cfg->env_set,
+	};
+	env_filter(&rules, envp, &s->env);
+	report_env_debug(dbg, &s->env);
+}
+
 /* The socket path, or NULL when there is no socket file to decide on
  * (tcp:// and ssh:// endpoints are network matters, not files). */
 static char *find_docker_socket(char *const *envp)
@@ -171,6 +190,8 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 		   s->cfg.network.value ? "host" : "none", setting_origin(&s->cfg.network),
 		   s->cfg.docker.value ? "exposed" : "hidden", setting_origin(&s->cfg.docker),
 		   s->cfg.read_only.value ? "yes" : "no", setting_origin(&s->cfg.read_only));
+
+	build_environment(s, cli, envp, dbg);
 
 	s->presets = preset_select(&s->cfg.presets);
 	_cleanup_strbuf_ struct strbuf names = STRBUF_INIT;
@@ -232,5 +253,6 @@ void session_release(struct session *s)
 	rule_list_release(&s->rules);
 	policy_release(&s->policy);
 	secrets_release(&s->secrets);
+	env_result_release(&s->env);
 	*s = (struct session){0};
 }

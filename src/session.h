@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "env.h"
 #include "error.h"
 #include "policy.h"
 #include "report.h"
@@ -24,6 +25,7 @@ struct session {
 	struct rule_list rules; /* built-in, preset and config rules together */
 	struct policy policy;
 	struct secrets secrets; /* secret files found under cwd */
+	struct env_result env;	/* the command's environment, and what was dropped */
 };
 
 int session_build(struct session *s, const struct cli *cli, char *const *envp,
