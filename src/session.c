@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "audit.h"
 #include "env.h"
+#include "inside.h"
 #include "path.h"
 #include "pattern.h"
 #include "preset.h"
@@ -135,6 +137,34 @@ static void build_environment(struct session *s, const struct cli *cli, char *co
 	report_env_debug(dbg, &s->env);
 }
 
+/* The audit log is the host's record of what the sandbox did: it is hidden
+ * inside whether or not this run writes to it. Only a real run creates its
+ * directory (policy and --dry-run leave the host untouched); inside a
+ * sandbox the outer agent-sandbox already records the session. */
+static int add_audit_rules(struct session *s, const struct cli *cli, char *const *envp,
+			   struct error *err)
+{
+	s->audit_dir = audit_dir(envp, s->home);
+	s->audit = s->cfg.audit.value && s->audit_dir && cli->verb == VERB_RUN && !cli->dry_run &&
+		   !inside_sandbox();
+	if (s->audit) {
+		struct audit probe;
+		if (audit_open(&probe, s->audit_dir, err) < 0) {
+			audit_close(&probe);
+			error_hint(err, "set \"audit\": false in the config to run without the "
+					"audit log");
+			return -1;
+		}
+		audit_close(&probe);
+	}
+	if (s->audit_dir) {
+		_cleanup_free_ char *escaped = pattern_escape(s->audit_dir);
+		rule_list_add(&s->rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
+			      "audit log (written only from outside)");
+	}
+	return 0;
+}
+
 /* The socket path, or NULL when there is no socket file to decide on
  * (tcp:// and ssh:// endpoints are network matters, not files). */
 static char *find_docker_socket(char *const *envp)
@@ -225,6 +255,8 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 		const struct rule *r = &s->cfg.rules.items[i];
 		rule_list_add(&s->rules, r->pattern, r->level, r->layer, r->origin);
 	}
+	if (add_audit_rules(s, cli, envp, err) < 0)
+		return -1;
 	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
 		return -1;
 	secrets_add_rules(&s->secrets, &s->rules);
@@ -254,5 +286,6 @@ void session_release(struct session *s)
 	policy_release(&s->policy);
 	secrets_release(&s->secrets);
 	env_result_release(&s->env);
+	free(s->audit_dir);
 	*s = (struct session){0};
 }

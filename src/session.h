@@ -26,6 +26,8 @@ struct session {
 	struct policy policy;
 	struct secrets secrets; /* secret files found under cwd */
 	struct env_result env;	/* the command's environment, and what was dropped */
+	char *audit_dir;	/* where the audit log lives (hidden inside), or NULL */
+	bool audit;		/* this run writes the audit log */
 };
 
 int session_build(struct session *s, const struct cli *cli, char *const *envp,
