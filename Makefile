@@ -7,7 +7,7 @@
 #   make unit         build and run the cmocka unit tests
 #   make check        the whole suite: unit and end-to-end, normal and sanitized
 #   make fuzz         build the libFuzzer targets into build/fuzz/
-#   make bench        start-up benchmark against raw bwrap
+#   make bench        start-up against raw bwrap; secret scan against find
 #   make deps         install the Debian packages needed to build and test
 #   make format       apply .clang-format; make format-check fails on drift
 
@@ -74,15 +74,20 @@ build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_OBJ)
 
 bench: all
 	bench/run
+	bench/secret-scan
+
+$(BUILD)/bench/secret_scan: bench/secret_scan.c $(LIB_OBJ)
+	mkdir -p $(BUILD)/bench
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
 deps:
 	tests/install-deps
 
 format:
-	clang-format -i src/*.[ch] tests/unit/*.[ch] fuzz/*.c
+	clang-format -i src/*.[ch] tests/unit/*.[ch] fuzz/*.c bench/*.c
 
 format-check:
-	clang-format --dry-run --Werror src/*.[ch] tests/unit/*.[ch] fuzz/*.c
+	clang-format --dry-run --Werror src/*.[ch] tests/unit/*.[ch] fuzz/*.c bench/*.c
 
 clean:
 	rm -rf build

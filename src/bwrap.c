@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "audit.h"
 #include "cleanup.h"
 #include "inside.h"
 #include "xalloc.h"
@@ -27,6 +28,14 @@ static void add3(struct strv *args, const char *a, const char *b, const char *c)
 	strv_push(args, a);
 	strv_push(args, b);
 	strv_push(args, c);
+}
+
+/* Events from inside (blocked commands) reach the host's audit log through
+ * this socket; the log file itself stays hidden. */
+static void render_audit_socket(const struct sandbox_plan *plan, struct strv *args)
+{
+	if (plan->audit_socket)
+		add3(args, "--bind", plan->audit_socket, AUDIT_SOCKET_INSIDE);
 }
 
 static void render_base(const struct sandbox_plan *plan, struct strv *args)
@@ -59,6 +68,7 @@ static void render_base(const struct sandbox_plan *plan, struct strv *args)
 
 	add2(args, "--tmpfs", SANDBOX_DIR);
 	add3(args, "--ro-bind", plan->self_exe, SANDBOX_SELF);
+	render_audit_socket(plan, args);
 }
 
 static void render_entries(const struct sandbox_plan *plan, struct strv *args)

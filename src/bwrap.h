@@ -21,6 +21,7 @@ struct sandbox_plan {
 	int stderr_fd;		       /* the real stderr, for the init to hand to the command */
 	unsigned long ignored_signals; /* to stay ignored in the command */
 	char *const *command;
+	const char *audit_socket; /* host path of the audit socket, or NULL */
 };
 
 /* Appends the arguments (without the leading "bwrap") and returns the index

@@ -2,10 +2,12 @@
  * checked later, when the configuration is resolved. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
+#include "name_pattern.h"
 #include "pattern.h"
 #include "suggest.h"
 #include "xalloc.h"
@@ -15,6 +17,7 @@ const char cli_usage[] =
     "       agent-sandbox exec [flags] [--] CMD...     the same, explicitly\n"
     "       agent-sandbox check | --check              tell whether this runs inside a sandbox\n"
     "       agent-sandbox policy [flags]               print the resolved access table\n"
+    "       agent-sandbox log [--json] [--blocked] [-n N]   read the audit log\n"
     "       agent-sandbox version | --version | -v\n"
     "       agent-sandbox help | --help | -h\n"
     "\n"
@@ -29,6 +32,13 @@ const char cli_usage[] =
     "      --read-only         nothing is writable except private temp dirs\n"
     "      --dry-run           print the bwrap command, one argument per line, and exit\n"
     "      --debug             explain every decision on stderr\n"
+    "      --env NAME[=VALUE]  pass NAME through (a glob), or set it (repeatable)\n"
+    "      --env-block PATTERN drop variables whose names match (repeatable)\n"
+    "\n"
+    "log flags (agent-sandbox log [--json] [--blocked] [-n N]):\n"
+    "      --json              print the audit records as they are stored\n"
+    "      --blocked           only denials\n"
+    "  -n N                    only the last N records\n"
     "\n"
     "Flags stop at the first word that is not a flag: `agent-sandbox npm test --help`\n"
     "passes --help to npm. Config: ~/.config/agent-sandbox/config.jsonc (global) and\n"
@@ -50,6 +60,11 @@ enum flag_id {
 	F_CHECK,
 	F_VERSION,
 	F_HELP,
+	F_ENV,
+	F_ENV_BLOCK,
+	F_JSON,
+	F_BLOCKED,
+	F_LAST,
 };
 
 enum flag_arg {
@@ -81,6 +96,11 @@ static const struct flag {
     {"check", 0, ARG_NONE, F_CHECK, NULL},
     {"version", 'v', ARG_NONE, F_VERSION, NULL},
     {"help", 'h', ARG_NONE, F_HELP, NULL},
+    {"env", 0, ARG_REQUIRED, F_ENV, "NAME or NAME=VALUE"},
+    {"env-block", 0, ARG_REQUIRED, F_ENV_BLOCK, "a name pattern"},
+    {"json", 0, ARG_NONE, F_JSON, NULL},
+    {"blocked", 0, ARG_NONE, F_BLOCKED, NULL},
+    {"last", 'n', ARG_REQUIRED, F_LAST, "a number of records"},
 };
 
 static const struct {
@@ -89,7 +109,7 @@ static const struct {
 	bool takes_flags; /* flags may follow the verb */
 } verbs[] = {
     {"exec", VERB_RUN, true},	    {"check", VERB_CHECK, false}, {"policy", VERB_POLICY, true},
-    {"doctor", VERB_DOCTOR, false}, {"log", VERB_LOG, false},	  {"version", VERB_VERSION, false},
+    {"doctor", VERB_DOCTOR, false}, {"log", VERB_LOG, true},	  {"version", VERB_VERSION, false},
     {"help", VERB_HELP, false},
 };
 
@@ -180,6 +200,42 @@ static int add_rule(struct cli *cli, const char *flag, const char *value, enum a
 	return 0;
 }
 
+static int add_env(struct cli *cli, const char *flag, const char *value, struct error *err)
+{
+	const char *eq = strchr(value, '=');
+	_cleanup_free_ char *name = xstrndup(value, eq ? (size_t)(eq - value) : strlen(value));
+	_cleanup_error_ struct error perr = ERROR_INIT;
+	if (eq && (!*name || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					  "0123456789_") != strlen(name)))
+		return error_set(err, EXIT_USAGE,
+				 "flag %s %s: \"%s\" is not a variable name (letters, digits "
+				 "and \"_\")",
+				 flag, value, name);
+	if (!eq && name_pattern_validate(name, &perr) < 0)
+		return error_set(err, EXIT_USAGE, "flag %s: %s", flag, perr.msg);
+	if (eq)
+		strv_push(&cli->env_set, value);
+	else if (!strcmp(flag, "--env"))
+		strv_push(&cli->env_allow, value);
+	else
+		strv_push(&cli->env_block, value);
+	return 0;
+}
+
+static int parse_count(const char *flag, const char *value, long *out, struct error *err)
+{
+	char *end = NULL;
+	errno = 0;
+	long n = strtol(value, &end, 10);
+	if (errno || end == value || *end || n < 0)
+		return error_set(err, EXIT_USAGE,
+				 "flag %s: invalid value \"%s\" (expected a number of records, "
+				 "0 or more)",
+				 flag, value);
+	*out = n;
+	return 0;
+}
+
 static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, const char *value,
 		      bool *verb_set, struct error *err)
 {
@@ -240,6 +296,23 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 		return set_verb(cli, verb_set, VERB_VERSION, err);
 	case F_HELP:
 		return set_verb(cli, verb_set, VERB_HELP, err);
+	case F_ENV:
+		return add_env(cli, "--env", value, err);
+	case F_ENV_BLOCK:
+		if (strchr(value, '='))
+			return error_set(err, EXIT_USAGE,
+					 "flag --env-block %s: expected a name pattern, not an "
+					 "assignment",
+					 value);
+		return add_env(cli, "--env-block", value, err);
+	case F_JSON:
+		cli->log_json = true;
+		return 0;
+	case F_BLOCKED:
+		cli->log_blocked = true;
+		return 0;
+	case F_LAST:
+		return parse_count(shown, value, &cli->log_limit, err);
 	}
 	return 0;
 }
@@ -299,6 +372,10 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	    .network = UNSET,
 	    .docker = UNSET,
 	    .read_only = UNSET,
+	    .env_allow = STRV_INIT,
+	    .env_set = STRV_INIT,
+	    .env_block = STRV_INIT,
+	    .log_limit = -1,
 	};
 	bool verb_set = false, verb_word_seen = false, forced = false;
 	int i = 1;
@@ -329,6 +406,11 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	}
 	cli->command = argv + i;
 
+	if (cli->verb != VERB_LOG && (cli->log_json || cli->log_blocked || cli->log_limit >= 0))
+		return error_set(err, EXIT_USAGE,
+				 "flags --json, --blocked and -n are for the log "
+				 "verb: agent-sandbox log [--json] [--blocked] [-n N]");
+
 	switch (cli->verb) {
 	case VERB_RUN:
 		if (!cli->command[0] && !verb_set) {
@@ -355,13 +437,16 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 			return error_set(err, EXIT_USAGE, "unexpected argument \"%s\"",
 					 cli->command[0]);
 		return 0;
-	case VERB_DOCTOR:
 	case VERB_LOG:
+		if (cli->command[0])
+			return error_set(err, EXIT_USAGE,
+					 "log takes only --json, --blocked and -n N, not \"%s\"",
+					 cli->command[0]);
+		return 0;
+	case VERB_DOCTOR:
 		error_set(err, EXIT_USAGE,
-			  "\"%s\" is not supported by this version of agent-sandbox yet",
-			  cli->verb == VERB_DOCTOR ? "doctor" : "log");
-		error_hint(err, "to run a program of that name, write agent-sandbox -- %s",
-			   cli->verb == VERB_DOCTOR ? "doctor" : "log");
+			  "\"doctor\" is not supported by this version of agent-sandbox yet");
+		error_hint(err, "to run a program of that name, write agent-sandbox -- doctor");
 		return -1;
 	}
 	return 0;
@@ -372,5 +457,8 @@ void cli_release(struct cli *cli)
 	free(cli->cwd);
 	free(cli->config_path);
 	rule_list_release(&cli->rules);
+	strv_release(&cli->env_allow);
+	strv_release(&cli->env_set);
+	strv_release(&cli->env_block);
 	cli->cwd = cli->config_path = NULL;
 }

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "rule.h"
+#include "strv.h"
 
 enum verb {
 	VERB_RUN, /* implicit run or `exec` */
@@ -34,7 +35,13 @@ struct cli {
 	enum tristate read_only;
 	bool dry_run;
 	bool debug;
-	char **command; /* points into argv; NULL-terminated; may be empty */
+	char **command;	       /* points into argv; NULL-terminated; may be empty */
+	struct strv env_allow; /* --env NAME (a name glob) */
+	struct strv env_set;   /* --env NAME=VALUE */
+	struct strv env_block; /* --env-block PATTERN */
+	bool log_json;	       /* log --json */
+	bool log_blocked;      /* log --blocked */
+	long log_limit;	       /* log -n N; -1 for all */
 };
 
 int cli_parse(int argc, char **argv, struct cli *cli, struct error *err);

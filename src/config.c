@@ -12,6 +12,7 @@
 #include "cleanup.h"
 #include "io.h"
 #include "jsonc.h"
+#include "name_pattern.h"
 #include "pattern.h"
 #include "preset.h"
 #include "strbuf.h"
@@ -230,17 +231,146 @@ static int load_network(struct loader *ld, struct json_object *root)
 	return load_bool(ld, root, "network", &ld->cfg->network);
 }
 
+/* Name patterns for secrets and env: each must be a valid single-name glob,
+ * optionally prefixed with "!" to remove an earlier one. */
+static int load_name_patterns(struct loader *ld, struct json_object *obj, const char *section,
+			      const char *key, struct strv *dest)
+{
+	struct json_object *array;
+	if (load_string_array(ld, obj, key, "name patterns", &array) < 0)
+		return -1;
+	size_t n = json_object_array_length(array);
+	for (size_t i = 0; i < n; i++) {
+		const char *text = json_object_get_string(json_object_array_get_idx(array, i));
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(array, i, &pos);
+		_cleanup_error_ struct error perr = ERROR_INIT;
+		if (name_pattern_validate(text[0] == '!' ? text + 1 : text, &perr) < 0)
+			return fail_at(ld, pos, "in \"%s.%s\": %s", section, key, perr.msg);
+		strv_push(dest, text);
+	}
+	strbuf_addf(&ld->summary, ", %s.%s %zu", section, key, n);
+	return 0;
+}
+
+static struct json_object *section_object(struct loader *ld, struct json_object *root,
+					  const char *key, const char *example)
+{
+	struct jsonc_pos value_pos = {0, 0};
+	jsonc_member_pos(root, key, NULL, &value_pos);
+	struct json_object *v = json_object_object_get(root, key);
+	if (!json_object_is_type(v, json_type_object)) {
+		fail_at(ld, value_pos, "expected an object like %s for \"%s\", not %s", example,
+			key, type_name(v));
+		return NULL;
+	}
+	return v;
+}
+
+static int load_secrets(struct loader *ld, struct json_object *root)
+{
+	static const char *const keys[] = {"patterns", "allow", "skip"};
+	struct json_object *sec =
+	    section_object(ld, root, "secrets", "{\"patterns\": [\"*.pem\"], \"allow\": [...]}");
+	if (!sec)
+		return -1;
+	json_object_object_foreach(sec, key, value)
+	{
+		(void)value;
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(sec, key, &kp, NULL);
+		int r;
+		if (!strcmp(key, "patterns"))
+			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_patterns);
+		else if (!strcmp(key, "allow"))
+			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_allow);
+		else if (!strcmp(key, "skip"))
+			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_skip);
+		else
+			r = unknown_key(ld, kp, key, " in \"secrets\"", keys, ARRAY_SIZE(keys));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int check_env_name(struct loader *ld, struct jsonc_pos pos, const char *name)
+{
+	if (!*name || strchr(name, '=') ||
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
+		strlen(name))
+		return fail_at(ld, pos,
+			       "in \"env.set\": \"%s\" is not a variable name (letters, digits "
+			       "and \"_\")",
+			       name);
+	return 0;
+}
+
+static int load_env_set(struct loader *ld, struct json_object *env)
+{
+	struct json_object *set = section_object(ld, env, "set", "{\"NODE_ENV\": \"development\"}");
+	if (!set)
+		return -1;
+	size_t n = 0;
+	json_object_object_foreach(set, name, value)
+	{
+		struct jsonc_pos kp = {0, 0}, vp = {0, 0};
+		jsonc_member_pos(set, name, &kp, &vp);
+		if (check_env_name(ld, kp, name) < 0)
+			return -1;
+		if (!json_object_is_type(value, json_type_string))
+			return fail_at(ld, vp,
+				       "in \"env.set\": expected a string for \"%s\", not %s", name,
+				       type_name(value));
+		const char *text = json_object_get_string(value);
+		if ((size_t)json_object_get_string_len(value) != strlen(text))
+			return fail_at(ld, vp, "in \"env.set\": \"%s\" contains a NUL character",
+				       name);
+		strv_pushf(&ld->cfg->env_set, "%s=%s", name, text);
+		n++;
+	}
+	strbuf_addf(&ld->summary, ", env.set %zu", n);
+	return 0;
+}
+
+static int load_env(struct loader *ld, struct json_object *root)
+{
+	static const char *const keys[] = {"filter-secrets", "allow", "block", "set"};
+	struct json_object *env = section_object(
+	    ld, root, "env", "{\"filter-secrets\": true, \"allow\": [...], \"block\": [...]}");
+	if (!env)
+		return -1;
+	json_object_object_foreach(env, key, value)
+	{
+		(void)value;
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(env, key, &kp, NULL);
+		int r;
+		if (!strcmp(key, "filter-secrets"))
+			r = load_bool(ld, env, key, &ld->cfg->env_filter_secrets);
+		else if (!strcmp(key, "allow"))
+			r = load_name_patterns(ld, env, "env", key, &ld->cfg->env_allow);
+		else if (!strcmp(key, "block"))
+			r = load_name_patterns(ld, env, "env", key, &ld->cfg->env_block);
+		else if (!strcmp(key, "set"))
+			r = load_env_set(ld, env);
+		else
+			r = unknown_key(ld, kp, key, " in \"env\"", keys, ARRAY_SIZE(keys));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int load_root(struct loader *ld, struct json_object *root)
 {
 	static const char *const keys[] = {"filesystem", "docker",  "read-only", "network",
-					   "commands",	 "secrets", "env"};
+					   "commands",	 "secrets", "env",	 "audit"};
 	static const struct {
 		const char *key;
 		const char *feature;
 	} later[] = {
 	    {"commands", "command wrappers"},
-	    {"secrets", "secret file masking"},
-	    {"env", "environment filtering"},
 	};
 
 	if (!json_object_is_type(root, json_type_object))
@@ -268,6 +398,12 @@ static int load_root(struct loader *ld, struct json_object *root)
 			r = load_bool(ld, root, key, &ld->cfg->read_only), handled = true;
 		else if (!strcmp(key, "network"))
 			r = load_network(ld, root), handled = true;
+		else if (!strcmp(key, "secrets"))
+			r = load_secrets(ld, root), handled = true;
+		else if (!strcmp(key, "env"))
+			r = load_env(ld, root), handled = true;
+		else if (!strcmp(key, "audit"))
+			r = load_bool(ld, root, key, &ld->cfg->audit), handled = true;
 		if (!handled)
 			r = unknown_key(ld, kp, key, "", keys, ARRAY_SIZE(keys));
 		if (r < 0)
@@ -346,7 +482,15 @@ void config_init(struct config *cfg)
 	    .presets = STRV_INIT,
 	    .files = STRV_INIT,
 	    .notes = STRV_INIT,
+	    .secret_patterns = STRV_INIT,
+	    .secret_allow = STRV_INIT,
+	    .secret_skip = STRV_INIT,
+	    .env_allow = STRV_INIT,
+	    .env_block = STRV_INIT,
+	    .env_set = STRV_INIT,
 	};
+	config_set(&cfg->env_filter_secrets, true, LAYER_BUILTIN, "default");
+	config_set(&cfg->audit, true, LAYER_BUILTIN, "default");
 	config_set(&cfg->docker, false, LAYER_BUILTIN, "default");
 	config_set(&cfg->read_only, false, LAYER_BUILTIN, "default");
 	config_set(&cfg->network, true, LAYER_BUILTIN, "default");
@@ -358,6 +502,15 @@ void config_release(struct config *cfg)
 	strv_release(&cfg->presets);
 	strv_release(&cfg->files);
 	strv_release(&cfg->notes);
+	strv_release(&cfg->secret_patterns);
+	strv_release(&cfg->secret_allow);
+	strv_release(&cfg->secret_skip);
+	strv_release(&cfg->env_allow);
+	strv_release(&cfg->env_block);
+	strv_release(&cfg->env_set);
+	free(cfg->env_filter_secrets.origin);
+	free(cfg->audit.origin);
+	cfg->env_filter_secrets.origin = cfg->audit.origin = NULL;
 	free(cfg->docker.origin);
 	free(cfg->read_only.origin);
 	free(cfg->network.origin);

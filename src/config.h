@@ -26,8 +26,16 @@ struct config {
 	struct config_setting docker;
 	struct config_setting read_only;
 	struct config_setting network; /* value true: host network */
-	struct strv files;	       /* config files loaded, in order */
-	struct strv notes;	       /* what each layer contributed, for --debug */
+	struct strv secret_patterns;   /* secrets.patterns; "!x" removes a default */
+	struct strv secret_allow;      /* secrets.allow */
+	struct strv secret_skip;       /* secrets.skip: directory names not scanned */
+	struct config_setting env_filter_secrets;
+	struct strv env_allow; /* env.allow: name globs always passed */
+	struct strv env_block; /* env.block: name globs always dropped */
+	struct strv env_set;   /* env.set as NAME=VALUE; a later NAME wins */
+	struct config_setting audit;
+	struct strv files; /* config files loaded, in order */
+	struct strv notes; /* what each layer contributed, for --debug */
 };
 
 void config_init(struct config *cfg);

@@ -3,3 +3,28 @@
 
 /* The value of name in envp, or NULL. */
 const char *env_get(char *const *envp, const char *name);
+
+#include <stdbool.h>
+
+#include "strv.h"
+
+/* What the sandboxed command's environment is made of. */
+struct env_rules {
+	bool filter_secrets;	  /* drop names that look like secrets */
+	const struct strv *allow; /* name globs always kept */
+	const struct strv *block; /* name globs always dropped; beats allow */
+	const struct strv *set;	  /* NAME=VALUE, applied last; a later NAME wins */
+};
+
+struct env_result {
+	struct strv envp;    /* the environment to hand on */
+	struct strv dropped; /* names only, never values */
+	struct strv reasons; /* why each name was dropped, in the same order */
+	struct strv set;     /* names set by env.set or --env NAME=VALUE */
+};
+
+/* The default pattern a name matches when it looks like a secret, or NULL. */
+const char *env_secret_pattern(const char *name, size_t len);
+
+void env_filter(const struct env_rules *rules, char *const *envp, struct env_result *out);
+void env_result_release(struct env_result *r);

@@ -297,6 +297,32 @@ static int check_working_directory(const struct policy *p, const char *cwd, stru
 	return 0;
 }
 
+/* An exclude inside a directory that is itself excluded hides nothing more,
+ * and its mount would only add an empty mount point to the empty directory
+ * (secret files found in an excluded tree are the usual case). */
+static void drop_hidden_excludes(struct policy *p)
+{
+	_cleanup_free_ bool *hidden = xcalloc(p->len ? p->len : 1, sizeof(bool));
+	for (size_t i = 0; i < p->len; i++) {
+		const struct access_entry *e = &p->entries[i];
+		const struct access_entry *above =
+		    e->level == ACCESS_EXCLUDE ? deepest_covering(p, e->path, e->path) : NULL;
+		if (above && above->level == ACCESS_EXCLUDE && above->is_dir) {
+			hidden[i] = true;
+			add_note(&p->skipped, &p->skipped_len, e->path, e->rule,
+				 xasprintf("inside the excluded directory %s", above->path));
+		}
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < p->len; i++) {
+		if (hidden[i])
+			free(p->entries[i].path);
+		else
+			p->entries[kept++] = p->entries[i];
+	}
+	p->len = kept;
+}
+
 int policy_resolve(const struct policy_input *in, struct policy *out, struct error *err)
 {
 	struct candidates c = {0};
@@ -349,6 +375,8 @@ int policy_resolve(const struct policy_input *in, struct policy *out, struct err
 	free(winner_of);
 	if (r < 0)
 		goto fail;
+
+	drop_hidden_excludes(out);
 
 	if (in->read_only)
 		for (size_t i = 0; i < out->len; i++)

@@ -64,6 +64,32 @@ static void print_rows(struct strbuf *sb, const struct row *rows, size_t n)
 			    rows[i].access, (int)wr, rows[i].rule, rows[i].from);
 }
 
+static void add_secrets(struct strbuf *sb, const struct secrets *secrets)
+{
+	const struct secret_scan_result *f = &secrets->found;
+	if (secrets->skipped_root) {
+		strbuf_addstr(sb, "secret files       not scanned (the working directory is /)\n");
+		return;
+	}
+	strbuf_addf(sb, "secret files       %zu masked (%zu files in %zu directories scanned)\n",
+		    f->len, f->files, f->dirs);
+	for (size_t i = 0; i < f->len; i++)
+		strbuf_addf(sb, "  masked           %s  (pattern \"%s\")\n", f->items[i].path,
+			    f->items[i].pattern);
+}
+
+static void add_env(struct strbuf *sb, const struct env_result *env, const struct config *cfg)
+{
+	strbuf_addf(sb, "environment        %zu dropped, %zu set (filter-secrets %s, %s)\n",
+		    env->dropped.len, env->set.len, cfg->env_filter_secrets.value ? "on" : "off",
+		    setting_source(&cfg->env_filter_secrets));
+	for (size_t i = 0; i < env->dropped.len; i++)
+		strbuf_addf(sb, "  dropped          %s  (%s)\n", env->dropped.items[i],
+			    env->reasons.items[i]);
+	for (size_t i = 0; i < env->set.len; i++)
+		strbuf_addf(sb, "  set              %s\n", env->set.items[i]);
+}
+
 void report_policy(int fd, const struct policy *policy, const struct policy_summary *summary)
 {
 	const struct config *cfg = summary->cfg;
@@ -83,6 +109,10 @@ void report_policy(int fd, const struct policy *policy, const struct policy_summ
 	strbuf_addf(&sb, "presets            %s\n", summary->presets);
 	for (size_t i = 0; i < cfg->files.len; i++)
 		strbuf_addf(&sb, "config             %s\n", cfg->files.items[i]);
+	if (summary->secrets)
+		add_secrets(&sb, summary->secrets);
+	if (summary->env)
+		add_env(&sb, summary->env, cfg);
 	strbuf_addch(&sb, '\n');
 
 	size_t n = policy_base_mounts_len + policy->len;
@@ -178,4 +208,31 @@ void report_bwrap_args(const struct debug *dbg, const struct strv *args)
 		add_quoted(&sb, args->items[i]);
 	}
 	debug_line(dbg, "%s", sb.buf);
+}
+
+void report_secrets_debug(const struct debug *dbg, const struct secrets *secrets)
+{
+	const struct secret_scan_result *f = &secrets->found;
+	if (secrets->skipped_root) {
+		debug_line(dbg, "secrets: not scanned: the working directory is /");
+		return;
+	}
+	debug_line(dbg,
+		   "secrets: scanned %zu files in %zu directories in %.1f ms (%zu unreadable "
+		   "directories skipped); %zu masked",
+		   f->files, f->dirs, secrets->scan_ms, f->unreadable, f->len);
+	for (size_t i = 0; i < f->len; i++)
+		debug_line(dbg, "secrets: masked %s (pattern \"%s\")", f->items[i].path,
+			   f->items[i].pattern);
+}
+
+void report_env_debug(const struct debug *dbg, const struct env_result *env)
+{
+	for (size_t i = 0; i < env->dropped.len; i++)
+		debug_line(dbg, "env: dropped %s: %s", env->dropped.items[i],
+			   env->reasons.items[i]);
+	for (size_t i = 0; i < env->set.len; i++)
+		debug_line(dbg, "env: set %s", env->set.items[i]);
+	debug_line(dbg, "env: %zu variables passed on, %zu dropped", env->envp.len,
+		   env->dropped.len);
 }

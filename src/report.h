@@ -6,7 +6,9 @@
 
 #include "config.h"
 #include "error.h"
+#include "env.h"
 #include "policy.h"
+#include "secrets.h"
 #include "strv.h"
 
 struct debug {
@@ -25,6 +27,8 @@ struct policy_summary {
 	const char *presets; /* "@base @git ..." */
 	const char *cwd;
 	const char *docker_socket; /* NULL when there is none */
+	const struct secrets *secrets;
+	const struct env_result *env;
 };
 
 /* The access table, as `policy` prints it and --debug repeats it. */
@@ -38,3 +42,10 @@ void report_dry_run(int fd, const struct strv *args);
 
 /* --debug: the bwrap command on one line, shell-quoted. */
 void report_bwrap_args(const struct debug *dbg, const struct strv *args);
+
+/* --debug: what the secret scan looked at and what it masked, by pattern. */
+void report_secrets_debug(const struct debug *dbg, const struct secrets *secrets);
+
+/* --debug: which variables were dropped and why, and which were set (names
+ * only, never values). */
+void report_env_debug(const struct debug *dbg, const struct env_result *env);

@@ -9,6 +9,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "audit.h"
+#include "audit_log.h"
 #include "bwrap.h"
 #include "cleanup.h"
 #include "cli.h"
@@ -78,6 +80,23 @@ static int find_self(char **out, struct error *err)
 	return 0;
 }
 
+static void cleanup_auditp(struct audit *a)
+{
+	audit_close(a);
+}
+
+static int open_audit(const struct session *s, const char *empty_file, struct audit *a,
+		      struct error *err)
+{
+	if (audit_open(a, s->audit_dir, err) < 0)
+		return -1;
+	/* The socket goes next to the empty file, in the private runtime
+	 * directory that rundir.c has checked. */
+	_cleanup_free_ char *runtime = xstrdup(empty_file);
+	*strrchr(runtime, '/') = '\0';
+	return audit_listen(a, runtime, err);
+}
+
 static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int err_fd,
 		       const struct debug *dbg, struct error *err)
 {
@@ -96,6 +115,11 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 		return -1;
 	_cleanup_close_ int seccomp_fd = seccomp_filter_fd(err);
 	if (seccomp_fd < 0)
+		return -1;
+
+	__attribute__((cleanup(cleanup_auditp))) struct audit audit = {
+	    .fd = -1, .sock = -1, .stop_pipe = {-1, -1}};
+	if (s.audit && open_audit(&s, empty, &audit, err) < 0)
 		return -1;
 
 	struct supervisor sv;
@@ -119,6 +143,7 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .stderr_fd = sv.stderr_copy,
 	    .ignored_signals = sv.ignored_signals,
 	    .command = cli->command,
+	    .audit_socket = audit.sock_path,
 	};
 	_cleanup_strv_ struct strv args = STRV_INIT;
 	size_t command_start = bwrap_render(&plan, &args);
@@ -134,15 +159,26 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .bwrap = bwrap,
 	    .args = &args,
 	    .command_start = command_start,
-	    .envp = envp,
+	    .envp = strv_array(&s.env.envp),
 	    .in = in,
 	    .out = out,
 	    .err = err_fd,
 	    .seccomp_fd = seccomp_fd,
 	    .new_session = new_session,
 	};
+	struct audit_start start = {
+	    .cwd = s.cwd,
+	    .command = cli->command,
+	    .policy = &s.policy,
+	    .host_network = s.cfg.network.value,
+	    .read_only = s.cfg.read_only.value,
+	    .secrets_masked = s.secrets.found.len,
+	    .env_dropped = &s.env.dropped,
+	};
+	audit_session_start(&audit, &start);
 	int status = supervisor_run(&sv, &req, err);
 	supervisor_release(&sv);
+	audit_session_end(&audit, status, status < 0 ? err->msg : NULL);
 	return status;
 }
 
@@ -157,9 +193,24 @@ static int show_policy(const struct cli *cli, char **envp, int out, const struct
 	    .presets = s.presets_text,
 	    .cwd = s.cwd,
 	    .docker_socket = s.docker_socket,
+	    .secrets = &s.secrets,
+	    .env = &s.env,
 	};
 	report_policy(out, &s.policy, &summary);
 	return 0;
+}
+
+static int show_log(const struct cli *cli, char **envp, int out, struct error *err)
+{
+	const char *home = env_get(envp, "HOME");
+	_cleanup_free_ char *dir = audit_dir(envp, home && home[0] == '/' ? home : NULL);
+	if (!dir)
+		return error_set(err, EXIT_SETUP,
+				 "cannot locate the audit log: neither XDG_STATE_HOME nor HOME is "
+				 "set");
+	struct audit_log_query q = {
+	    .json = cli->log_json, .blocked = cli->log_blocked, .limit = cli->log_limit};
+	return audit_log_print(dir, &q, out, err);
 }
 
 int run(int argc, char **argv, char **envp, int in, int out, int err_fd)
@@ -193,6 +244,9 @@ int run(int argc, char **argv, char **envp, int in, int out, int err_fd)
 		status = check_platform(&err);
 		if (status == 0)
 			status = show_policy(&cli, envp, out, &dbg, &err);
+		break;
+	case VERB_LOG:
+		status = show_log(&cli, envp, out, &err);
 		break;
 	case VERB_RUN:
 		status = check_platform(&err);

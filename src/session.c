@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "audit.h"
 #include "env.h"
+#include "inside.h"
 #include "path.h"
 #include "pattern.h"
 #include "preset.h"
@@ -116,6 +118,53 @@ static void apply_cli(struct config *cfg, const struct cli *cli)
 		config_set(&cfg->read_only, cli->read_only == YES, LAYER_CLI, "--read-only");
 }
 
+/* --env and --env-block join the configured lists; --env NAME=VALUE is
+ * applied after env.set, so the command line wins. */
+static void build_environment(struct session *s, const struct cli *cli, char *const *envp,
+			      const struct debug *dbg)
+{
+	struct config *cfg = &s->cfg;
+	strv_extend(&cfg->env_allow, &cli->env_allow);
+	strv_extend(&cfg->env_block, &cli->env_block);
+	strv_extend(&cfg->env_set, &cli->env_set);
+	struct env_rules rules = {
+	    .filter_secrets = cfg->env_filter_secrets.value,
+	    .allow = &cfg->env_allow,
+	    .block = &cfg->env_block,
+	    .set = &cfg->env_set,
+	};
+	env_filter(&rules, envp, &s->env);
+	report_env_debug(dbg, &s->env);
+}
+
+/* The audit log is the host's record of what the sandbox did: it is hidden
+ * inside whether or not this run writes to it. Only a real run creates its
+ * directory (policy and --dry-run leave the host untouched); inside a
+ * sandbox the outer agent-sandbox already records the session. */
+static int add_audit_rules(struct session *s, const struct cli *cli, char *const *envp,
+			   struct error *err)
+{
+	s->audit_dir = audit_dir(envp, s->home);
+	s->audit = s->cfg.audit.value && s->audit_dir && cli->verb == VERB_RUN && !cli->dry_run &&
+		   !inside_sandbox();
+	if (s->audit) {
+		struct audit probe;
+		if (audit_open(&probe, s->audit_dir, err) < 0) {
+			audit_close(&probe);
+			error_hint(err, "set \"audit\": false in the config to run without the "
+					"audit log");
+			return -1;
+		}
+		audit_close(&probe);
+	}
+	if (s->audit_dir) {
+		_cleanup_free_ char *escaped = pattern_escape(s->audit_dir);
+		rule_list_add(&s->rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
+			      "audit log (written only from outside)");
+	}
+	return 0;
+}
+
 /* The socket path, or NULL when there is no socket file to decide on
  * (tcp:// and ssh:// endpoints are network matters, not files). */
 static char *find_docker_socket(char *const *envp)
@@ -172,6 +221,8 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 		   s->cfg.docker.value ? "exposed" : "hidden", setting_origin(&s->cfg.docker),
 		   s->cfg.read_only.value ? "yes" : "no", setting_origin(&s->cfg.read_only));
 
+	build_environment(s, cli, envp, dbg);
+
 	s->presets = preset_select(&s->cfg.presets);
 	_cleanup_strbuf_ struct strbuf names = STRBUF_INIT;
 	preset_describe(s->presets, &names);
@@ -204,6 +255,12 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 		const struct rule *r = &s->cfg.rules.items[i];
 		rule_list_add(&s->rules, r->pattern, r->level, r->layer, r->origin);
 	}
+	if (add_audit_rules(s, cli, envp, err) < 0)
+		return -1;
+	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
+		return -1;
+	secrets_add_rules(&s->secrets, &s->rules);
+	report_secrets_debug(dbg, &s->secrets);
 
 	struct policy_input in = {
 	    .rules = &s->rules,
@@ -227,5 +284,8 @@ void session_release(struct session *s)
 	config_release(&s->cfg);
 	rule_list_release(&s->rules);
 	policy_release(&s->policy);
+	secrets_release(&s->secrets);
+	env_result_release(&s->env);
+	free(s->audit_dir);
 	*s = (struct session){0};
 }

@@ -7,10 +7,12 @@
 
 #include "cli.h"
 #include "config.h"
+#include "env.h"
 #include "error.h"
 #include "policy.h"
 #include "report.h"
 #include "rule.h"
+#include "secrets.h"
 
 struct session {
 	char *cwd;	     /* effective working directory, resolved */
@@ -22,6 +24,10 @@ struct session {
 	char *presets_text;
 	struct rule_list rules; /* built-in, preset and config rules together */
 	struct policy policy;
+	struct secrets secrets; /* secret files found under cwd */
+	struct env_result env;	/* the command's environment, and what was dropped */
+	char *audit_dir;	/* where the audit log lives (hidden inside), or NULL */
+	bool audit;		/* this run writes the audit log */
 };
 
 int session_build(struct session *s, const struct cli *cli, char *const *envp,

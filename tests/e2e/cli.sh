@@ -153,7 +153,7 @@ test_conflicting_verbs_are_a_usage_error()
 
 test_later_verbs_are_refused_until_they_exist()
 {
-	for verb in doctor log; do
+	for verb in doctor; do
 		sbx $verb
 		expect_status 2
 		expect_err_contains "$verb"

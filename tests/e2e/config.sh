@@ -69,8 +69,19 @@ test_bad_configs_are_rejected_with_file_line_and_column()
 {"filesystem": {"ro": [}|1:24|
 []|1:1|object
 {"commands": {"git": "@git"}}|1:2|not supported by this version
-{"secrets": {}}|1:2|not supported by this version
-{"env": {}}|1:2|not supported by this version
+{"secrets": []}|1:13|expected an object
+{"secrets": {"patterns": ["[abc"]}}|1:27|not closed
+{"secrets": {"patterns": ["a/*.pem"]}}|1:27|cannot contain "/"
+{"secrets": {"allow": [""]}}|1:24|empty pattern
+{"secrets": {"skip": ["x**"]}}|1:23|**
+{"secrets": {"pattern": []}}|1:14|did you mean "patterns"
+{"env": {"block": ["AWS_[A"]}}|1:20|not closed
+{"env": {"allow": [3]}}|1:20|name patterns
+{"env": {"filter-secrets": "yes"}}|1:28|true or false
+{"env": {"set": {"A=B": "x"}}}|1:18|not a variable name
+{"env": {"set": {"FOO": 1}}}|1:25|expected a string
+{"env": {"sett": {}}}|1:10|did you mean "set"
+{"audit": "off"}|1:11|true or false
 {"network": {"allow": []}}|1:13|not supported by this version
 CASES
 }

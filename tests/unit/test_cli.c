@@ -241,7 +241,6 @@ static void cli_rejects_bad_usage_naming_the_problem(void **state)
 	    {{"check", "x"}, "unexpected argument \"x\"", NULL},
 	    {{"--version", "x"}, "unexpected argument \"x\"", NULL},
 	    {{"doctor"}, "\"doctor\" is not supported by this version", "agent-sandbox -- doctor"},
-	    {{"log"}, "\"log\" is not supported by this version", "agent-sandbox -- log"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char *argv[MAX_ARGS + 2] = {"agent-sandbox"};

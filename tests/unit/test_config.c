@@ -107,7 +107,7 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 	    {"{\"filesytem\": {}}", "1:2",
 	     "unknown key \"filesytem\"; did you mean \"filesystem\"? (expected one of: "
 	     "\"filesystem\", \"docker\", \"read-only\", \"network\", \"commands\", "
-	     "\"secrets\", \"env\")"},
+	     "\"secrets\", \"env\", \"audit\")"},
 	    {"{\"dockr\": true}", "1:2", "unknown key \"dockr\"; did you mean \"docker\"?"},
 	    {"{\"readonly\": true}", "1:2",
 	     "unknown key \"readonly\"; did you mean \"read-only\"?"},
@@ -161,10 +161,6 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 	    {"{\"commands\": {\"git\": \"@git\"}}", "1:2",
 	     "\"commands\" (command wrappers) is not supported by this version of agent-sandbox "
 	     "yet"},
-	    {"{\"secrets\": {\"patterns\": []}}", "1:2",
-	     "\"secrets\" (secret file masking) is not supported"},
-	    {"{\n  \"docker\": false,\n  \"env\": {}\n}", "3:3",
-	     "\"env\" (environment filtering) is not supported"},
 	    {"{\"network\": {\"allow\": [\"github.com\"]}}", "1:13",
 	     "a \"network\" object (domain allow and deny lists) is not supported by this "
 	     "version of agent-sandbox yet; use true (host network) or false (no network)"},

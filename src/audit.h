@@ -1,0 +1,73 @@
+/* The audit log: one JSON object per line in
+ * $XDG_STATE_HOME/agent-sandbox/audit.jsonl, written only by the host side.
+ * Each record is one write(2) on an O_APPEND descriptor, so records from
+ * several sandboxes running at once never interleave. Events from inside
+ * (blocked wrapped commands) arrive as datagrams on a socket bind-mounted at
+ * AUDIT_SOCKET_INSIDE and are checked before they are logged. */
+#pragma once
+
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "error.h"
+#include "inside.h"
+#include "policy.h"
+#include "strv.h"
+
+#define AUDIT_SOCKET_INSIDE SANDBOX_DIR "/audit.sock"
+#define AUDIT_EVENT_MAX 8192 /* bytes in one datagram from inside */
+
+/* The directory of the log: $XDG_STATE_HOME/agent-sandbox, or
+ * ~/.local/state/agent-sandbox; NULL when neither is known. */
+char *audit_dir(char *const *envp, const char *home);
+
+struct audit {
+	int fd;		  /* the log, or -1 when not logging */
+	char session[17]; /* random hex id */
+	struct timespec started;
+	int sock;	  /* the datagram socket for events from inside, or -1 */
+	char *sock_path;  /* its host path */
+	int stop_pipe[2]; /* tells the receiver thread to finish */
+	pthread_t receiver;
+	bool receiving;
+};
+
+/* Creates the directory (0700) and opens the log. */
+int audit_open(struct audit *a, const char *dir, struct error *err);
+
+/* Creates the socket in the private runtime directory and starts receiving
+ * events from it. Without a socket, events from inside are not logged. */
+int audit_listen(struct audit *a, const char *runtime_dir, struct error *err);
+
+struct audit_start {
+	const char *cwd;
+	char *const *command;
+	const struct policy *policy;
+	bool host_network;
+	bool read_only;
+	size_t secrets_masked;
+	const struct strv *env_dropped;
+};
+
+void audit_session_start(struct audit *a, const struct audit_start *start);
+/* status: the exit status, or -1 with error set when the sandbox failed. */
+void audit_session_end(struct audit *a, int status, const char *error);
+
+/* Stops the receiver, removes the socket and closes the log. */
+void audit_close(struct audit *a);
+
+/* A short digest of the access table and the settings that shape the
+ * sandbox, to tell at a glance whether two sessions ran under one policy. */
+char *audit_policy_digest(const struct policy *policy, bool host_network, bool read_only);
+
+/* Checks an event from inside: a JSON object {"event": "blocked",
+ * "command": NAME, "argv": [...], "reason": TEXT} within the size limits.
+ * Returns a new record holding only those fields, or NULL. */
+struct json_object *audit_event_parse(const char *buf, size_t len);
+
+/* For the launcher inside: reports a blocked command to the host. Returns
+ * 0, or -errno when there is no socket (then nothing is logged). */
+int audit_report_blocked(const char *command, char *const *argv, const char *reason);

@@ -1,0 +1,25 @@
+/* Secret files: the default patterns merged with the configured ones, the
+ * scan of the working directory, and the exclude rules that mask what it
+ * found. The scan result is kept for `policy`, --debug and the audit log. */
+#pragma once
+
+#include "config.h"
+#include "error.h"
+#include "rule.h"
+#include "secret_scan.h"
+
+struct secrets {
+	struct name_pattern_set patterns, allow, skip;
+	struct secret_scan_result found;
+	double scan_ms;
+	bool skipped_root; /* not scanned: the working directory is / */
+};
+
+/* Scans cwd with the defaults and cfg's additions. */
+int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, struct error *err);
+
+/* One exclude rule per masked file, at the built-in layer: an explicit rule
+ * for the same exact path in a config or on the command line wins. */
+void secrets_add_rules(const struct secrets *s, struct rule_list *rules);
+
+void secrets_release(struct secrets *s);

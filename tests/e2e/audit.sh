@@ -1,0 +1,150 @@
+#!/bin/sh
+# The audit log: a start and an end record per run with the real exit
+# status, events reported from inside, whole lines under concurrent runs,
+# no access from inside, `log` and its flags, and "audit": false.
+. "$(dirname "$0")/../lib.sh"
+
+log_file() { echo "$HOME/.local/state/agent-sandbox/audit.jsonl"; }
+
+# Prints field $2 of every record whose event is $1, one per line.
+records()
+{
+	python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["event"] == sys.argv[2]:
+        print(json.dumps(r[sys.argv[3]]) if sys.argv[3] in r else "-")
+' "$(log_file)" "$1" "$2"
+}
+
+test_run_writes_start_and_end_records_with_exit_status()
+{
+	echo s >.env
+	MY_TOKEN=t sbx sh -c 'exit 7'
+	expect_status 7
+	[ "$(wc -l <"$(log_file)")" -eq 2 ] || fail "expected 2 records: $(cat "$(log_file)")"
+	[ "$(records start command)" = '["sh", "-c", "exit 7"]' ] || fail "command: $(records start command)"
+	[ "$(records start cwd)" = "\"$T/work\"" ] || fail "cwd: $(records start cwd)"
+	[ "$(records start secrets_masked)" = 1 ] || fail "masked: $(records start secrets_masked)"
+	records start env_dropped | grep -q '"MY_TOKEN"' || fail "env: $(records start env_dropped)"
+	records start policy_digest | grep -q '^"fnv1a64:' || fail "no policy digest"
+	[ "$(records end status)" = 7 ] || fail "status: $(records end status)"
+	[ "$(records start session)" = "$(records end session)" ] || fail "session ids differ"
+	! grep -q '"t"' "$(log_file)" || fail "an env value reached the log"
+}
+
+test_signal_death_is_recorded()
+{
+	sbx sh -c 'kill -TERM $$'
+	expect_status 143
+	[ "$(records end status)" = 143 ] || fail "status: $(records end status)"
+	[ "$(records end signal)" = 15 ] || fail "signal: $(records end signal)"
+}
+
+test_blocked_command_reported_from_inside_is_logged()
+{
+	sbx /usr/bin/python3 -c '
+import json, socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+for msg in [{"event": "blocked", "command": "git", "argv": ["git", "push", "-f"], "reason": "force push"},
+            {"event": "start", "command": "forged", "argv": [], "reason": "x"},
+            "not an object"]:
+    s.sendto(json.dumps(msg).encode(), "/run/agent-sandbox/audit.sock")
+s.sendto(b"{\"event\": \"blocked\", \"command\": \"a\", \"argv\": [], \"reason\": \"r\"} trailing", "/run/agent-sandbox/audit.sock")
+'
+	expect_status 0
+	[ "$(records blocked argv)" = '["git", "push", "-f"]' ] || fail "blocked: $(cat "$(log_file)")"
+	[ "$(records blocked reason)" = '"force push"' ] || fail "reason"
+	[ "$(records start command | wc -l)" -eq 1 ] || fail "a forged start record was logged"
+	[ "$(wc -l <"$(log_file)")" -eq 3 ] || fail "invalid events were logged: $(cat "$(log_file)")"
+	sbx log --blocked
+	expect_status 0
+	expect_out_contains "git push -f: force push"
+	expect_out_lacks " start "
+}
+
+test_concurrent_runs_do_not_interleave_lines()
+{
+	long=$(printf 'x%.0s' $(seq 1 3000))
+	for i in 1 2 3 4 5 6; do
+		"$AS" sh -c 'for j in 1 2 3; do :; done' "$long-$i" </dev/null >/dev/null 2>&1 &
+	done
+	wait
+	[ "$(wc -l <"$(log_file)")" -eq 12 ] || fail "expected 12 records"
+	python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    json.loads(line)
+' "$(log_file)" || fail "a line is not a whole JSON record"
+	[ "$(records end status | sort -u)" = 0 ] || fail "statuses: $(records end status)"
+}
+
+test_audit_log_cannot_be_touched_from_inside()
+{
+	sbx true
+	log=$(log_file)
+	before=$(cat "$log")
+	sbx sh -c "cat '$log'; echo forged >> '$log'; rm -f '$log'; ls -A '$(dirname "$log")'"
+	[ -z "$(out)" ] || fail "the log is visible inside: $(out)"
+	! grep -qx forged "$log" || fail "a record was forged"
+	[ "$(head -2 "$log")" = "$before" ] || fail "earlier records changed"
+}
+
+test_audit_false_turns_logging_off()
+{
+	echo '{"audit": false}' >.agent-sandbox.json
+	sbx true
+	expect_status 0
+	expect_no_file "$(log_file)"
+}
+
+test_xdg_state_home_locates_the_log()
+{
+	XDG_STATE_HOME="$T/state" sbx true
+	expect_status 0
+	expect_file "$T/state/agent-sandbox/audit.jsonl"
+	expect_no_file "$(log_file)"
+}
+
+test_policy_and_dry_run_write_no_records()
+{
+	sbx policy
+	sbx --dry-run true
+	expect_no_file "$(log_file)"
+}
+
+test_log_prints_table_json_and_last_n()
+{
+	sbx true
+	sbx sh -c 'exit 3'
+	sbx log
+	expect_status 0
+	expect_out_contains "exit status 3 after"
+	[ "$(out | head -1 | cut -c1-4)" = TIME ] || fail "no header: $(out)"
+	sbx log -n 1
+	[ "$(out | wc -l)" -eq 2 ] || fail "-n 1 printed $(out | wc -l) lines"
+	expect_out_contains "exit status 3"
+	sbx log --json -n 2
+	[ "$(out | wc -l)" -eq 2 ] || fail "--json -n 2 printed $(out | wc -l) lines"
+	out | head -1 | grep -q '"event":"start"' || fail "not raw JSON: $(out)"
+}
+
+test_log_says_when_there_is_no_log_yet()
+{
+	sbx log
+	expect_status 0
+	expect_out_contains "no audit records yet"
+}
+
+test_log_flags_are_refused_for_other_verbs()
+{
+	sbx --json true
+	expect_status 2
+	expect_err_contains "log"
+	sbx log -n many
+	expect_status 2
+	expect_err_contains "number"
+}
+
+run_tests

@@ -1,0 +1,162 @@
+#!/bin/sh
+# Secret files under the working directory: masked wherever they are, by
+# name, except allowed names; symlinks neither unmask them nor lead the scan
+# out of the tree; `policy` and --debug say what was masked and why.
+. "$(dirname "$0")/../lib.sh"
+
+# Writes "secret-<path>" into each path, creating directories.
+make_files()
+{
+	for f in "$@"; do
+		mkdir -p "$(dirname "$f")"
+		echo "secret-$f" >"$f"
+	done
+}
+
+test_secret_files_read_empty_wherever_they_are()
+{
+	# path under the working directory | pattern that masks it
+	while IFS='|' read -r path pattern; do
+		make_files "$path"
+		sbx cat "$path"
+		expect_status 0
+		[ -z "$(out)" ] || fail "$path ($pattern) is readable: $(out)"
+		expect_content "$path" "secret-$path"
+	done <<'CASES'
+.env|.env
+config/prod.pem|*.pem
+deep/a/b/c/.env.local|.env.*
+keys/server.KEY|*.key
+certs/client.p12|*.p12
+home/.ssh/id_rsa|id_rsa*
+home/.ssh/id_ed25519.pub|id_ed25519*
+aws/credentials|*credentials*
+k8s/db-secret.yaml|*secret*
+.netrc|.netrc
+CASES
+}
+
+test_secret_files_cannot_be_written()
+{
+	make_files .env
+	sbx sh -c 'echo stolen > .env'
+	[ "$rc" -ne 0 ] || fail "could write .env"
+	expect_content .env "secret-.env"
+}
+
+test_allowed_names_stay_readable()
+{
+	make_files .env.example .env.sample .env.template .env
+	sbx cat .env.example .env.sample .env.template
+	expect_status 0
+	expect_out "secret-.env.example
+secret-.env.sample
+secret-.env.template"
+}
+
+test_secret_behind_symlink_stays_masked_when_link_name_is_innocent()
+{
+	make_files .env config/prod.pem
+	ln -s .env settings.txt
+	ln -s config linked-config
+	sbx sh -c 'cat settings.txt linked-config/prod.pem'
+	expect_status 0
+	expect_out ""
+}
+
+test_secret_named_symlink_masks_its_target_outside_the_tree()
+{
+	echo "outside-secret" >"$T/real-token"
+	ln -s "$T/real-token" api.key
+	sbx cat api.key
+	expect_status 0
+	expect_out ""
+	expect_content "$T/real-token" outside-secret
+}
+
+test_scan_does_not_follow_symlinked_directories_out_of_the_tree()
+{
+	mkdir -p "$T/elsewhere"
+	echo x >"$T/elsewhere/.env"
+	ln -s "$T/elsewhere" ext
+	sbx policy
+	expect_status 0
+	expect_out_lacks "elsewhere"
+	expect_out_contains "secret files       0 masked"
+}
+
+test_skipped_directories_are_not_scanned()
+{
+	make_files node_modules/pkg/.env .git/secret-thing vendor/.env
+	echo '{"secrets": {"skip": ["vendor"]}}' >.agent-sandbox.json
+	sbx cat node_modules/pkg/.env vendor/.env
+	expect_status 0
+	expect_out "secret-node_modules/pkg/.env
+secret-vendor/.env"
+}
+
+test_configured_patterns_add_and_remove()
+{
+	make_files db.sqlite .env notes-secret.md
+	cat >.agent-sandbox.jsonc <<'JSON'
+{
+  "secrets": {
+    "patterns": ["*.sqlite", "!*secret*"],
+    "allow": [".env"]
+  }
+}
+JSON
+	sbx cat db.sqlite .env notes-secret.md
+	expect_status 0
+	expect_out "secret-.env
+secret-notes-secret.md"
+}
+
+test_npmrc_is_masked_only_when_it_holds_credentials()
+{
+	printf 'registry=https://registry.example/\n' >.npmrc
+	mkdir tok
+	printf '//registry.npmjs.org/:_authToken=abc\n' >tok/.npmrc
+	sbx sh -c 'cat .npmrc tok/.npmrc'
+	expect_status 0
+	expect_out "registry=https://registry.example/"
+}
+
+test_policy_lists_masked_files_and_patterns()
+{
+	make_files .env config/prod.pem .env.example
+	sbx policy
+	expect_status 0
+	expect_out_contains "secret files       2 masked"
+	expect_out_contains "$T/work/.env  (pattern \".env\")"
+	expect_out_contains "$T/work/config/prod.pem  (pattern \"*.pem\")"
+	expect_out_lacks ".env.example"
+}
+
+test_debug_lists_masked_files_and_patterns()
+{
+	make_files deep/a/.env.local
+	sbx --debug true
+	expect_status 0
+	expect_err_contains "secrets: masked $T/work/deep/a/.env.local (pattern \".env.*\")"
+	expect_err_contains "secrets: scanned "
+}
+
+test_masking_leaves_nothing_on_the_host()
+{
+	make_files .env config/prod.pem deep/a/b/c/.env.local
+	before=$(snapshot .)
+	sbx sh -c 'cat .env config/prod.pem; true'
+	expect_status 0
+	[ "$(snapshot .)" = "$before" ] || fail "the run changed the tree"
+}
+
+test_explicit_rule_for_the_exact_path_unmasks_it()
+{
+	make_files .env
+	sbx --ro .env cat .env
+	expect_status 0
+	expect_out "secret-.env"
+}
+
+run_tests
