@@ -230,6 +230,57 @@ static int load_network(struct loader *ld, struct json_object *root)
 	return load_bool(ld, root, "network", &ld->cfg->network);
 }
 
+/* "commands": {"git": "@git", "rm": false, "npm": "~/npm-wrapper.sh"}.
+ * Script paths are kept as written; they are resolved and checked with
+ * the filesystem rules' ~ and working directory when wrappers are planned. */
+static int load_commands(struct loader *ld, struct json_object *root)
+{
+	struct jsonc_pos value_pos = {0, 0};
+	jsonc_member_pos(root, "commands", NULL, &value_pos);
+	struct json_object *commands = json_object_object_get(root, "commands");
+	if (!json_object_is_type(commands, json_type_object))
+		return fail_at(ld, value_pos,
+			       "expected an object like {\"git\": \"@git\", \"rm\": false} for "
+			       "\"commands\", not %s",
+			       type_name(commands));
+	size_t n = 0;
+	json_object_object_foreach(commands, name, value)
+	{
+		struct jsonc_pos kp = {0, 0}, vp = {0, 0};
+		jsonc_member_pos(commands, name, &kp, &vp);
+		_cleanup_error_ struct error perr = ERROR_INIT;
+		if (command_name_validate(name, &perr) < 0)
+			return fail_at(ld, kp, "in \"commands\": %s", perr.msg);
+		enum command_kind kind;
+		const char *script = NULL;
+		if (json_object_is_type(value, json_type_boolean)) {
+			kind = json_object_get_boolean(value) ? COMMAND_RAW : COMMAND_BLOCKED;
+		} else if (json_object_is_type(value, json_type_string)) {
+			script = json_object_get_string(value);
+			if ((size_t)json_object_get_string_len(value) != strlen(script))
+				return fail_at(
+				    ld, vp, "\"commands\" \"%s\" contains a NUL character", name);
+			if (!strcmp(script, "true") || !strcmp(script, "false"))
+				return fail_at(ld, vp,
+					       "\"commands\" \"%s\": write %s without quotes (the "
+					       "string would name a script)",
+					       name, script);
+			if (command_kind_parse(script, &kind, &perr) < 0)
+				return fail_at(ld, vp, "\"commands\" \"%s\": %s", name, perr.msg);
+		} else {
+			return fail_at(ld, vp,
+				       "expected true, false, \"@git\" or a script path for "
+				       "\"commands\" \"%s\", not %s",
+				       name, type_name(value));
+		}
+		_cleanup_free_ char *origin = origin_at(ld, vp);
+		command_table_set(&ld->cfg->commands, name, kind, script, ld->layer, origin);
+		n++;
+	}
+	strbuf_addf(&ld->summary, ", commands %zu", n);
+	return 0;
+}
+
 static int load_root(struct loader *ld, struct json_object *root)
 {
 	static const char *const keys[] = {"filesystem", "docker",  "read-only", "network",
@@ -238,7 +289,6 @@ static int load_root(struct loader *ld, struct json_object *root)
 		const char *key;
 		const char *feature;
 	} later[] = {
-	    {"commands", "command wrappers"},
 	    {"secrets", "secret file masking"},
 	    {"env", "environment filtering"},
 	};
@@ -268,6 +318,8 @@ static int load_root(struct loader *ld, struct json_object *root)
 			r = load_bool(ld, root, key, &ld->cfg->read_only), handled = true;
 		else if (!strcmp(key, "network"))
 			r = load_network(ld, root), handled = true;
+		else if (!strcmp(key, "commands"))
+			r = load_commands(ld, root), handled = true;
 		if (!handled)
 			r = unknown_key(ld, kp, key, "", keys, ARRAY_SIZE(keys));
 		if (r < 0)
@@ -350,6 +402,8 @@ void config_init(struct config *cfg)
 	config_set(&cfg->docker, false, LAYER_BUILTIN, "default");
 	config_set(&cfg->read_only, false, LAYER_BUILTIN, "default");
 	config_set(&cfg->network, true, LAYER_BUILTIN, "default");
+	cfg->commands = (struct command_table)COMMAND_TABLE_INIT;
+	command_table_set(&cfg->commands, "git", COMMAND_GIT, NULL, LAYER_BUILTIN, "default");
 }
 
 void config_release(struct config *cfg)
@@ -358,6 +412,7 @@ void config_release(struct config *cfg)
 	strv_release(&cfg->presets);
 	strv_release(&cfg->files);
 	strv_release(&cfg->notes);
+	command_table_release(&cfg->commands);
 	free(cfg->docker.origin);
 	free(cfg->read_only.origin);
 	free(cfg->network.origin);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "commands.h"
 #include "error.h"
 #include "rule.h"
 #include "strv.h"
@@ -26,6 +27,7 @@ struct config {
 	struct config_setting docker;
 	struct config_setting read_only;
 	struct config_setting network; /* value true: host network */
+	struct command_table commands; /* merged by key; default {"git": "@git"} */
 	struct strv files;	       /* config files loaded, in order */
 	struct strv notes;	       /* what each layer contributed, for --debug */
 };

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "policy.h"
 #include "strv.h"
+#include "wrappers.h"
 
 struct debug {
 	bool enabled;
@@ -38,3 +39,10 @@ void report_dry_run(int fd, const struct strv *args);
 
 /* --debug: the bwrap command on one line, shell-quoted. */
 void report_bwrap_args(const struct debug *dbg, const struct strv *args);
+
+/* The command wrappers, as `policy` prints them. */
+void report_wrappers(int fd, const struct command_table *commands, const struct wrapper_plan *p);
+
+/* --debug: each wrapper, what it covers and what was skipped. */
+void report_wrappers_debug(const struct debug *dbg, const struct command_table *commands,
+			   const struct wrapper_plan *p);

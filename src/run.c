@@ -15,6 +15,7 @@
 #include "env.h"
 #include "inside.h"
 #include "io.h"
+#include "launcher.h"
 #include "path.h"
 #include "report.h"
 #include "rundir.h"
@@ -119,6 +120,8 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .stderr_fd = sv.stderr_copy,
 	    .ignored_signals = sv.ignored_signals,
 	    .command = cli->command,
+	    .wrappers = &s.wrappers,
+	    .nested = s.nested,
 	};
 	_cleanup_strv_ struct strv args = STRV_INIT;
 	size_t command_start = bwrap_render(&plan, &args);
@@ -159,11 +162,16 @@ static int show_policy(const struct cli *cli, char **envp, int out, const struct
 	    .docker_socket = s.docker_socket,
 	};
 	report_policy(out, &s.policy, &summary);
+	report_wrappers(out, &s.cfg.commands, &s.wrappers);
 	return 0;
 }
 
 int run(int argc, char **argv, char **envp, int in, int out, int err_fd)
 {
+	/* First: a wrapped command's arguments are its own, whatever they
+	 * look like, so none of them can select the init or a verb. */
+	if (launcher_applies(argc, argv))
+		return launcher_main(argc, argv, envp, err_fd);
 	if (argc > 1 && !strcmp(argv[1], SANDBOX_INIT_ARG))
 		sandbox_init_main(argc, argv);
 

@@ -13,6 +13,7 @@
 
 #include "cleanup.h"
 #include "env.h"
+#include "inside.h"
 #include "path.h"
 #include "pattern.h"
 #include "preset.h"
@@ -114,6 +115,11 @@ static void apply_cli(struct config *cfg, const struct cli *cli)
 		config_set(&cfg->docker, cli->docker == YES, LAYER_CLI, "--docker");
 	if (cli->read_only != UNSET)
 		config_set(&cfg->read_only, cli->read_only == YES, LAYER_CLI, "--read-only");
+	for (size_t i = 0; i < cli->commands.len; i++) {
+		const struct command_setting *c = &cli->commands.items[i];
+		command_table_set(&cfg->commands, c->name, c->kind, c->script, LAYER_CLI,
+				  c->origin);
+	}
 }
 
 /* The socket path, or NULL when there is no socket file to decide on
@@ -147,6 +153,27 @@ static void add_builtin_rules(struct session *s)
 static const char *setting_origin(const struct config_setting *s)
 {
 	return s->layer == LAYER_BUILTIN ? "default" : s->origin;
+}
+
+/* Nested runs keep the outer sandbox's wrappers: the outer launchers stay
+ * mounted over its PATH (the host root is bound recursively) and the outer
+ * /run/agent-sandbox is carried in, so nothing here can lift them. */
+static int build_wrappers(struct session *s, char *const *envp, const struct debug *dbg,
+			  struct error *err)
+{
+	s->nested = inside_sandbox();
+	struct wrapper_input in = {
+	    .commands = &s->cfg.commands,
+	    .path_env = env_get(envp, "PATH"),
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .policy = &s->policy,
+	    .nested = s->nested,
+	};
+	if (wrapper_plan_build(&in, &s->wrappers, err) < 0)
+		return -1;
+	report_wrappers_debug(dbg, &s->cfg.commands, &s->wrappers);
+	return 0;
 }
 
 int session_build(struct session *s, const struct cli *cli, char *const *envp,
@@ -214,7 +241,7 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	if (policy_resolve(&in, &s->policy, err) < 0)
 		return -1;
 	report_policy_notes(dbg, &s->policy);
-	return 0;
+	return build_wrappers(s, envp, dbg, err);
 }
 
 void session_release(struct session *s)
@@ -227,5 +254,6 @@ void session_release(struct session *s)
 	config_release(&s->cfg);
 	rule_list_release(&s->rules);
 	policy_release(&s->policy);
+	wrapper_plan_release(&s->wrappers);
 	*s = (struct session){0};
 }

@@ -11,6 +11,7 @@
 #include "policy.h"
 #include "report.h"
 #include "rule.h"
+#include "wrappers.h"
 
 struct session {
 	char *cwd;	     /* effective working directory, resolved */
@@ -22,6 +23,8 @@ struct session {
 	char *presets_text;
 	struct rule_list rules; /* built-in, preset and config rules together */
 	struct policy policy;
+	bool nested; /* this run is inside a sandbox already */
+	struct wrapper_plan wrappers;
 };
 
 int session_build(struct session *s, const struct cli *cli, char *const *envp,
