@@ -1,9 +1,10 @@
 /* This file dispatches a wrapped command inside the sandbox, by name:
  * a script in WRAPPER_SCRIPT_DIR runs with the original arguments; a
  * marker in WRAPPER_PRESET_DIR runs the @git guard before the real program
- * in WRAPPER_BIN_DIR; a name with neither is refused. Refusing what it
- * finds nothing for keeps the launcher closed when a sandbox inside a
- * sandbox hides the outer's files. It never decides what is wrapped. */
+ * in WRAPPER_BIN_DIR; a marker in WRAPPER_BLOCKED_DIR refuses. A name with
+ * none of these is not a wrapped command: the binary is agent-sandbox
+ * itself under another name, and that can only start a sandbox inside
+ * this one, which cannot loosen it. It never decides what is wrapped. */
 #include "launcher.h"
 
 #include <errno.h>
@@ -34,12 +35,24 @@ static const char *command_name(const char *argv0)
 	return slash ? slash + 1 : argv0;
 }
 
+static bool exists(const char *path);
+
 bool launcher_applies(int argc, char **argv)
 {
 	if (argc < 1 || !argv[0])
 		return false;
 	const char *name = command_name(argv[0]);
-	return *name && strcmp(name, "agent-sandbox") != 0 && inside_sandbox();
+	if (!*name || !strcmp(name, "agent-sandbox") || !strcmp(name, ".") || !strcmp(name, "..") ||
+	    !inside_sandbox())
+		return false;
+	static const char *const dirs[] = {WRAPPER_SCRIPT_DIR, WRAPPER_PRESET_DIR,
+					   WRAPPER_BLOCKED_DIR};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		_cleanup_free_ char *entry = xasprintf("%s/%s", dirs[i], name);
+		if (exists(entry))
+			return true;
+	}
+	return false;
 }
 
 static int say(int err_fd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -193,6 +206,8 @@ int launcher_main(int argc, char **argv, char **envp, int err_fd)
 	}
 	if (exists(marker))
 		return run_git_guard(argc, argv, envp, err_fd, name, real);
+	/* The blocked marker, or whatever took a marker away since
+	 * launcher_applies looked: refuse. */
 	return say(err_fd, EXIT_REFUSED,
 		   "agent-sandbox: %s is blocked by the sandbox policy\n"
 		   "agent-sandbox: hint: to allow it, set \"commands\": {\"%s\": true} in the "

@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
-/* True when argv[0] names a command rather than agent-sandbox itself and
- * this process runs inside a sandbox. */
+/* True when this process runs inside a sandbox and argv[0] names a
+ * command that the sandbox wraps. */
 bool launcher_applies(int argc, char **argv);
 
 /* Runs the wrapper for argv[0]'s name: the script, the @git guard and then

@@ -122,7 +122,8 @@ static void add3(struct strv *args, const char *a, const char *b, const char *c)
 void wrapper_plan_render(const struct wrapper_plan *p, const char *self_exe, const char *empty_file,
 			 struct strv *args)
 {
-	static const char *const dirs[] = {WRAPPER_BIN_DIR, WRAPPER_SCRIPT_DIR, WRAPPER_PRESET_DIR};
+	static const char *const dirs[] = {WRAPPER_BIN_DIR, WRAPPER_SCRIPT_DIR, WRAPPER_PRESET_DIR,
+					   WRAPPER_BLOCKED_DIR};
 	if (p->inherited)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
@@ -134,9 +135,11 @@ void wrapper_plan_render(const struct wrapper_plan *p, const char *self_exe, con
 		const char *name = w->setting->name;
 		if (!w->targets.len)
 			continue;
-		/* A blocked command needs no file: the launcher refuses every
-		 * name it finds nothing for. */
 		enum command_kind kind = w->setting->kind;
+		if (kind == COMMAND_BLOCKED) {
+			_cleanup_free_ char *marker = xasprintf(WRAPPER_BLOCKED_DIR "/%s", name);
+			add3(args, "--ro-bind", empty_file, marker);
+		}
 		if (kind == COMMAND_GIT) {
 			_cleanup_free_ char *marker = xasprintf(WRAPPER_PRESET_DIR "/%s", name);
 			add3(args, "--ro-bind", empty_file, marker);

@@ -15,6 +15,7 @@
 #define WRAPPER_BIN_DIR "/run/agent-sandbox/bin"	 /* the real programs */
 #define WRAPPER_SCRIPT_DIR "/run/agent-sandbox/wrappers" /* wrapper scripts */
 #define WRAPPER_PRESET_DIR "/run/agent-sandbox/presets"	 /* markers: "use @git" */
+#define WRAPPER_BLOCKED_DIR "/run/agent-sandbox/blocked" /* markers: "refuse" */
 
 struct wrapper {
 	const struct command_setting *setting;

@@ -68,7 +68,11 @@ test_bad_configs_are_rejected_with_file_line_and_column()
 {"filesystem": {"ro": []}, }x|1:29|after the root value
 {"filesystem": {"ro": [}|1:24|
 []|1:1|object
-{"commands": {"git": "@git"}}|1:2|not supported by this version
+{"commands": []}|1:14|object
+{"commands": {"git": 1}}|1:22|true, false, "@git" or a script path
+{"commands": {"git": "@nope"}}|1:22|unknown command preset
+{"commands": {"git": "true"}}|1:22|without quotes
+{"commands": {"a/b": false}}|1:15|not a command name
 {"secrets": {}}|1:2|not supported by this version
 {"env": {}}|1:2|not supported by this version
 {"network": {"allow": []}}|1:13|not supported by this version
