@@ -79,12 +79,29 @@ static int find_self(char **out, struct error *err)
 	return 0;
 }
 
+/* Inside a sandbox, command settings are not applied (the outer wrappers
+ * stay); say so rather than skip what the user asked for in silence. */
+static void note_inherited_wrappers(const struct session *s, int err_fd)
+{
+	if (!s->nested)
+		return;
+	for (size_t i = 0; i < s->cfg.commands.len; i++)
+		if (s->cfg.commands.items[i].layer != LAYER_BUILTIN) {
+			write_str(err_fd, "agent-sandbox: note: inside a sandbox the outer "
+					  "sandbox's command wrappers stay in force; \"commands\" "
+					  "and --cmd are not applied\n");
+			return;
+		}
+}
+
 static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int err_fd,
 		       const struct debug *dbg, struct error *err)
 {
 	_cleanup_session_ struct session s;
 	if (session_build(&s, cli, envp, dbg, err) < 0)
 		return -1;
+
+	note_inherited_wrappers(&s, err_fd);
 
 	_cleanup_free_ char *bwrap = NULL;
 	if (find_bwrap(envp, &bwrap, err) < 0 && !cli->dry_run)
