@@ -66,7 +66,12 @@ static void render_base(const struct sandbox_plan *plan, struct strv *args)
 	if (plan->runtime_dir)
 		add3(args, "--perms", "0700", "--tmpfs"), add(args, plan->runtime_dir);
 
-	add2(args, "--tmpfs", SANDBOX_DIR);
+	if (plan->nested)
+		/* The outer sandbox's launchers need its wrappers, markers and
+		 * real programs, which a fresh tmpfs would hide. */
+		add3(args, "--ro-bind", SANDBOX_DIR, SANDBOX_DIR);
+	else
+		add2(args, "--tmpfs", SANDBOX_DIR);
 	add3(args, "--ro-bind", plan->self_exe, SANDBOX_SELF);
 	render_audit_socket(plan, args);
 }
@@ -122,9 +127,13 @@ size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args)
 
 	render_base(plan, args);
 	render_entries(plan, args);
+	if (plan->wrappers)
+		wrapper_plan_render(plan->wrappers, plan->self_exe, plan->empty_file, args);
 
-	/* Search-only: the binary can be run, the directory not listed. */
-	add3(args, "--chmod", "0111", SANDBOX_DIR);
+	/* Search-only: the binary can be run, the directory not listed. A
+	 * nested sandbox's is the outer one's, read-only and 0111 already. */
+	if (!plan->nested)
+		add3(args, "--chmod", "0111", SANDBOX_DIR);
 	add2(args, "--remount-ro", SANDBOX_DIR);
 
 	add3(args, "--setenv", "AGENT_SANDBOX", "1");

@@ -6,6 +6,7 @@
 
 #include "policy.h"
 #include "strv.h"
+#include "wrappers.h"
 
 struct sandbox_plan {
 	const struct policy *policy;
@@ -21,7 +22,9 @@ struct sandbox_plan {
 	int stderr_fd;		       /* the real stderr, for the init to hand to the command */
 	unsigned long ignored_signals; /* to stay ignored in the command */
 	char *const *command;
-	const char *audit_socket; /* host path of the audit socket, or NULL */
+	const char *audit_socket;	     /* host path of the audit socket, or NULL */
+	const struct wrapper_plan *wrappers; /* NULL for none */
+	bool nested;			     /* keep the outer sandbox's /run/agent-sandbox */
 };
 
 /* Appends the arguments (without the leading "bwrap") and returns the index

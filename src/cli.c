@@ -27,6 +27,8 @@ const char cli_usage[] =
     "      --ro PATH           make PATH read-only (repeatable; globs allowed)\n"
     "      --rw PATH           make PATH writable (repeatable; globs allowed)\n"
     "      --exclude PATH      hide the contents of PATH (repeatable; globs allowed)\n"
+    "      --cmd NAME=VALUE    wrap a command: true (raw), false (blocked), @git, or a\n"
+    "                          script path (repeatable, or comma-separated)\n"
     "      --network=MODE      true: host network; false: no network\n"
     "      --docker            expose the Docker socket (hidden by default)\n"
     "      --read-only         nothing is writable except private temp dirs\n"
@@ -261,10 +263,7 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 	case F_EXCLUDE:
 		return add_rule(cli, "--exclude", value, ACCESS_EXCLUDE, err);
 	case F_CMD:
-		error_set(err, EXIT_USAGE,
-			  "flag --cmd (command wrappers) is not supported by this version of "
-			  "agent-sandbox yet");
-		return -1;
+		return command_table_parse_flag(&cli->commands, value, err);
 	case F_ALLOW_HOST:
 		error_set(err, EXIT_USAGE,
 			  "flag --allow-host (domain-filtered network) is not supported by this "
@@ -369,6 +368,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	*cli = (struct cli){
 	    .verb = VERB_RUN,
 	    .rules = RULE_LIST_INIT,
+	    .commands = COMMAND_TABLE_INIT,
 	    .network = UNSET,
 	    .docker = UNSET,
 	    .read_only = UNSET,
@@ -460,5 +460,6 @@ void cli_release(struct cli *cli)
 	strv_release(&cli->env_allow);
 	strv_release(&cli->env_set);
 	strv_release(&cli->env_block);
+	command_table_release(&cli->commands);
 	cli->cwd = cli->config_path = NULL;
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "commands.h"
 #include "error.h"
 #include "rule.h"
 #include "strv.h"
@@ -27,9 +28,10 @@ enum tristate {
 
 struct cli {
 	enum verb verb;
-	char *cwd;		/* -C, as given */
-	char *config_path;	/* -c, as given */
-	struct rule_list rules; /* --ro, --rw, --exclude, at LAYER_CLI */
+	char *cwd;		       /* -C, as given */
+	char *config_path;	       /* -c, as given */
+	struct rule_list rules;	       /* --ro, --rw, --exclude, at LAYER_CLI */
+	struct command_table commands; /* --cmd, at LAYER_CLI */
 	enum tristate network;
 	enum tristate docker;
 	enum tristate read_only;

@@ -362,16 +362,61 @@ static int load_env(struct loader *ld, struct json_object *root)
 	return 0;
 }
 
+/* "commands": {"git": "@git", "rm": false, "npm": "~/npm-wrapper.sh"}.
+ * Script paths are kept as written; they are resolved and checked with
+ * the filesystem rules' ~ and working directory when wrappers are planned. */
+static int load_commands(struct loader *ld, struct json_object *root)
+{
+	struct jsonc_pos value_pos = {0, 0};
+	jsonc_member_pos(root, "commands", NULL, &value_pos);
+	struct json_object *commands = json_object_object_get(root, "commands");
+	if (!json_object_is_type(commands, json_type_object))
+		return fail_at(ld, value_pos,
+			       "expected an object like {\"git\": \"@git\", \"rm\": false} for "
+			       "\"commands\", not %s",
+			       type_name(commands));
+	size_t n = 0;
+	json_object_object_foreach(commands, name, value)
+	{
+		struct jsonc_pos kp = {0, 0}, vp = {0, 0};
+		jsonc_member_pos(commands, name, &kp, &vp);
+		_cleanup_error_ struct error perr = ERROR_INIT;
+		if (command_name_validate(name, &perr) < 0)
+			return fail_at(ld, kp, "in \"commands\": %s", perr.msg);
+		enum command_kind kind;
+		const char *script = NULL;
+		if (json_object_is_type(value, json_type_boolean)) {
+			kind = json_object_get_boolean(value) ? COMMAND_RAW : COMMAND_BLOCKED;
+		} else if (json_object_is_type(value, json_type_string)) {
+			script = json_object_get_string(value);
+			if ((size_t)json_object_get_string_len(value) != strlen(script))
+				return fail_at(
+				    ld, vp, "\"commands\" \"%s\" contains a NUL character", name);
+			if (!strcmp(script, "true") || !strcmp(script, "false"))
+				return fail_at(ld, vp,
+					       "\"commands\" \"%s\": write %s without quotes (the "
+					       "string would name a script)",
+					       name, script);
+			if (command_kind_parse(script, &kind, &perr) < 0)
+				return fail_at(ld, vp, "\"commands\" \"%s\": %s", name, perr.msg);
+		} else {
+			return fail_at(ld, vp,
+				       "expected true, false, \"@git\" or a script path for "
+				       "\"commands\" \"%s\", not %s",
+				       name, type_name(value));
+		}
+		_cleanup_free_ char *origin = origin_at(ld, vp);
+		command_table_set(&ld->cfg->commands, name, kind, script, ld->layer, origin);
+		n++;
+	}
+	strbuf_addf(&ld->summary, ", commands %zu", n);
+	return 0;
+}
+
 static int load_root(struct loader *ld, struct json_object *root)
 {
 	static const char *const keys[] = {"filesystem", "docker",  "read-only", "network",
 					   "commands",	 "secrets", "env",	 "audit"};
-	static const struct {
-		const char *key;
-		const char *feature;
-	} later[] = {
-	    {"commands", "command wrappers"},
-	};
 
 	if (!json_object_is_type(root, json_type_object))
 		return fail_at(ld, (struct jsonc_pos){1, 1},
@@ -384,12 +429,6 @@ static int load_root(struct loader *ld, struct json_object *root)
 		jsonc_member_pos(root, key, &kp, NULL);
 		int r = 0;
 		bool handled = false;
-		for (size_t i = 0; i < ARRAY_SIZE(later); i++)
-			if (!strcmp(key, later[i].key))
-				return fail_at(ld, kp,
-					       "\"%s\" (%s) is not supported by this version of "
-					       "agent-sandbox yet",
-					       key, later[i].feature);
 		if (!strcmp(key, "filesystem"))
 			r = load_filesystem(ld, root), handled = true;
 		else if (!strcmp(key, "docker"))
@@ -404,6 +443,8 @@ static int load_root(struct loader *ld, struct json_object *root)
 			r = load_env(ld, root), handled = true;
 		else if (!strcmp(key, "audit"))
 			r = load_bool(ld, root, key, &ld->cfg->audit), handled = true;
+		else if (!strcmp(key, "commands"))
+			r = load_commands(ld, root), handled = true;
 		if (!handled)
 			r = unknown_key(ld, kp, key, "", keys, ARRAY_SIZE(keys));
 		if (r < 0)
@@ -494,6 +535,8 @@ void config_init(struct config *cfg)
 	config_set(&cfg->docker, false, LAYER_BUILTIN, "default");
 	config_set(&cfg->read_only, false, LAYER_BUILTIN, "default");
 	config_set(&cfg->network, true, LAYER_BUILTIN, "default");
+	cfg->commands = (struct command_table)COMMAND_TABLE_INIT;
+	command_table_set(&cfg->commands, "git", COMMAND_GIT, NULL, LAYER_BUILTIN, "default");
 }
 
 void config_release(struct config *cfg)
@@ -511,6 +554,7 @@ void config_release(struct config *cfg)
 	free(cfg->env_filter_secrets.origin);
 	free(cfg->audit.origin);
 	cfg->env_filter_secrets.origin = cfg->audit.origin = NULL;
+	command_table_release(&cfg->commands);
 	free(cfg->docker.origin);
 	free(cfg->read_only.origin);
 	free(cfg->network.origin);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "commands.h"
 #include "error.h"
 #include "rule.h"
 #include "strv.h"
@@ -34,8 +35,9 @@ struct config {
 	struct strv env_block; /* env.block: name globs always dropped */
 	struct strv env_set;   /* env.set as NAME=VALUE; a later NAME wins */
 	struct config_setting audit;
-	struct strv files; /* config files loaded, in order */
-	struct strv notes; /* what each layer contributed, for --debug */
+	struct strv files;	       /* config files loaded, in order */
+	struct strv notes;	       /* what each layer contributed, for --debug */
+	struct command_table commands; /* merged by key; default {"git": "@git"} */
 };
 
 void config_init(struct config *cfg);

@@ -236,3 +236,75 @@ void report_env_debug(const struct debug *dbg, const struct env_result *env)
 	debug_line(dbg, "env: %zu variables passed on, %zu dropped", env->envp.len,
 		   env->dropped.len);
 }
+
+static const char inherited_note[] =
+    "inherited from the outer sandbox (a sandbox inside a sandbox keeps the outer wrappers "
+    "and adds none)";
+
+static void describe_wrapper(struct strbuf *sb, const struct wrapper *w)
+{
+	const struct command_setting *c = w->setting;
+	strbuf_addf(sb, "%s: %s", c->name, command_kind_name(c->kind));
+	if (c->kind == COMMAND_SCRIPT)
+		strbuf_addf(sb, " %s", w->script);
+	strbuf_addf(sb, " (%s %s)", layer_name(c->layer), c->origin);
+	if (c->kind == COMMAND_RAW) {
+		strbuf_addstr(sb, ", not wrapped");
+		return;
+	}
+	if (!w->targets.len) {
+		strbuf_addstr(sb, ", not found on PATH: nothing to wrap");
+		return;
+	}
+	strbuf_addstr(sb, ", covers");
+	for (size_t t = 0; t < w->targets.len; t++)
+		strbuf_addf(sb, " %s", w->targets.items[t]);
+	if (c->kind != COMMAND_BLOCKED)
+		strbuf_addf(sb, "; real program %s at %s/%s", w->real, WRAPPER_BIN_DIR, c->name);
+}
+
+void report_wrappers(int fd, const struct command_table *commands, const struct wrapper_plan *p)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "\ncommands\n");
+	if (p->inherited) {
+		strbuf_addf(&sb, "  %s\n", inherited_note);
+		for (size_t i = 0; i < commands->len; i++)
+			if (commands->items[i].layer != LAYER_BUILTIN)
+				strbuf_addf(&sb, "  %s: %s (%s) not applied\n",
+					    commands->items[i].name,
+					    command_kind_name(commands->items[i].kind),
+					    commands->items[i].origin);
+	}
+	for (size_t i = 0; i < p->len; i++) {
+		strbuf_addstr(&sb, "  ");
+		describe_wrapper(&sb, &p->items[i]);
+		strbuf_addch(&sb, '\n');
+	}
+	write_all(fd, sb.buf, sb.len);
+}
+
+void report_wrappers_debug(const struct debug *dbg, const struct command_table *commands,
+			   const struct wrapper_plan *p)
+{
+	if (!dbg->enabled)
+		return;
+	if (p->inherited) {
+		debug_line(dbg, "wrappers: %s", inherited_note);
+		for (size_t i = 0; i < commands->len; i++)
+			if (commands->items[i].layer != LAYER_BUILTIN)
+				debug_line(dbg, "wrappers: %s: %s (%s) not applied",
+					   commands->items[i].name,
+					   command_kind_name(commands->items[i].kind),
+					   commands->items[i].origin);
+	}
+	for (size_t i = 0; i < p->len; i++) {
+		const struct wrapper *w = &p->items[i];
+		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+		describe_wrapper(&sb, w);
+		debug_line(dbg, "wrappers: %s", sb.buf);
+		for (size_t k = 0; k < w->skipped.len; k++)
+			debug_line(dbg, "wrappers: %s: skipped %s", w->setting->name,
+				   w->skipped.items[k]);
+	}
+}

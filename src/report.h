@@ -10,6 +10,7 @@
 #include "policy.h"
 #include "secrets.h"
 #include "strv.h"
+#include "wrappers.h"
 
 struct debug {
 	bool enabled;
@@ -49,3 +50,9 @@ void report_secrets_debug(const struct debug *dbg, const struct secrets *secrets
 /* --debug: which variables were dropped and why, and which were set (names
  * only, never values). */
 void report_env_debug(const struct debug *dbg, const struct env_result *env);
+/* The command wrappers, as `policy` prints them. */
+void report_wrappers(int fd, const struct command_table *commands, const struct wrapper_plan *p);
+
+/* --debug: each wrapper, what it covers and what was skipped. */
+void report_wrappers_debug(const struct debug *dbg, const struct command_table *commands,
+			   const struct wrapper_plan *p);

@@ -17,6 +17,7 @@
 #include "env.h"
 #include "inside.h"
 #include "io.h"
+#include "launcher.h"
 #include "path.h"
 #include "report.h"
 #include "rundir.h"
@@ -97,12 +98,29 @@ static int open_audit(const struct session *s, const char *empty_file, struct au
 	return audit_listen(a, runtime, err);
 }
 
+/* Inside a sandbox, command settings are not applied (the outer wrappers
+ * stay); say so rather than skip what the user asked for in silence. */
+static void note_inherited_wrappers(const struct session *s, int err_fd)
+{
+	if (!s->nested)
+		return;
+	for (size_t i = 0; i < s->cfg.commands.len; i++)
+		if (s->cfg.commands.items[i].layer != LAYER_BUILTIN) {
+			write_str(err_fd, "agent-sandbox: note: inside a sandbox the outer "
+					  "sandbox's command wrappers stay in force; \"commands\" "
+					  "and --cmd are not applied\n");
+			return;
+		}
+}
+
 static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int err_fd,
 		       const struct debug *dbg, struct error *err)
 {
 	_cleanup_session_ struct session s;
 	if (session_build(&s, cli, envp, dbg, err) < 0)
 		return -1;
+
+	note_inherited_wrappers(&s, err_fd);
 
 	_cleanup_free_ char *bwrap = NULL;
 	if (find_bwrap(envp, &bwrap, err) < 0 && !cli->dry_run)
@@ -144,6 +162,8 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .ignored_signals = sv.ignored_signals,
 	    .command = cli->command,
 	    .audit_socket = audit.sock_path,
+	    .wrappers = &s.wrappers,
+	    .nested = s.nested,
 	};
 	_cleanup_strv_ struct strv args = STRV_INIT;
 	size_t command_start = bwrap_render(&plan, &args);
@@ -197,6 +217,7 @@ static int show_policy(const struct cli *cli, char **envp, int out, const struct
 	    .env = &s.env,
 	};
 	report_policy(out, &s.policy, &summary);
+	report_wrappers(out, &s.cfg.commands, &s.wrappers);
 	return 0;
 }
 
@@ -215,6 +236,10 @@ static int show_log(const struct cli *cli, char **envp, int out, struct error *e
 
 int run(int argc, char **argv, char **envp, int in, int out, int err_fd)
 {
+	/* First: a wrapped command's arguments are its own, whatever they
+	 * look like, so none of them can select the init or a verb. */
+	if (launcher_applies(argc, argv))
+		return launcher_main(argc, argv, envp, err_fd);
 	if (argc > 1 && !strcmp(argv[1], SANDBOX_INIT_ARG))
 		sandbox_init_main(argc, argv);
 

@@ -116,6 +116,11 @@ static void apply_cli(struct config *cfg, const struct cli *cli)
 		config_set(&cfg->docker, cli->docker == YES, LAYER_CLI, "--docker");
 	if (cli->read_only != UNSET)
 		config_set(&cfg->read_only, cli->read_only == YES, LAYER_CLI, "--read-only");
+	for (size_t i = 0; i < cli->commands.len; i++) {
+		const struct command_setting *c = &cli->commands.items[i];
+		command_table_set(&cfg->commands, c->name, c->kind, c->script, LAYER_CLI,
+				  c->origin);
+	}
 }
 
 /* --env and --env-block join the configured lists; --env NAME=VALUE is
@@ -198,6 +203,27 @@ static const char *setting_origin(const struct config_setting *s)
 	return s->layer == LAYER_BUILTIN ? "default" : s->origin;
 }
 
+/* Nested runs keep the outer sandbox's wrappers: the outer launchers stay
+ * mounted over its PATH (the host root is bound recursively) and the outer
+ * /run/agent-sandbox is carried in, so nothing here can lift them. */
+static int build_wrappers(struct session *s, char *const *envp, const struct debug *dbg,
+			  struct error *err)
+{
+	s->nested = inside_sandbox();
+	struct wrapper_input in = {
+	    .commands = &s->cfg.commands,
+	    .path_env = env_get(envp, "PATH"),
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .policy = &s->policy,
+	    .nested = s->nested,
+	};
+	if (wrapper_plan_build(&in, &s->wrappers, err) < 0)
+		return -1;
+	report_wrappers_debug(dbg, &s->cfg.commands, &s->wrappers);
+	return 0;
+}
+
 int session_build(struct session *s, const struct cli *cli, char *const *envp,
 		  const struct debug *dbg, struct error *err)
 {
@@ -271,7 +297,7 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	if (policy_resolve(&in, &s->policy, err) < 0)
 		return -1;
 	report_policy_notes(dbg, &s->policy);
-	return 0;
+	return build_wrappers(s, envp, dbg, err);
 }
 
 void session_release(struct session *s)
@@ -287,5 +313,6 @@ void session_release(struct session *s)
 	secrets_release(&s->secrets);
 	env_result_release(&s->env);
 	free(s->audit_dir);
+	wrapper_plan_release(&s->wrappers);
 	*s = (struct session){0};
 }

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "rule.h"
 #include "secrets.h"
+#include "wrappers.h"
 
 struct session {
 	char *cwd;	     /* effective working directory, resolved */
@@ -28,6 +29,8 @@ struct session {
 	struct env_result env;	/* the command's environment, and what was dropped */
 	char *audit_dir;	/* where the audit log lives (hidden inside), or NULL */
 	bool audit;		/* this run writes the audit log */
+	bool nested;		/* this run is inside a sandbox already */
+	struct wrapper_plan wrappers;
 };
 
 int session_build(struct session *s, const struct cli *cli, char *const *envp,

@@ -64,6 +64,18 @@ s.sendto(b"{\"event\": \"blocked\", \"command\": \"a\", \"argv\": [], \"reason\"
 	expect_out_lacks " start "
 }
 
+test_commands_refused_by_wrappers_are_logged()
+{
+	git init -q . || fail "git init failed"
+	sbx --cmd rm=false sh -c 'rm -f x; git clean -fd; exit 0'
+	expect_status 0
+	records blocked command | grep -qx '"rm"' || fail "no record for rm: $(cat "$(log_file)")"
+	records blocked argv | grep -qF '["git", "clean", "-fd"]' ||
+		fail "no record for git clean -fd: $(cat "$(log_file)")"
+	sbx log --blocked
+	expect_out_contains "git clean -fd"
+}
+
 test_concurrent_runs_do_not_interleave_lines()
 {
 	long=$(printf 'x%.0s' $(seq 1 3000))

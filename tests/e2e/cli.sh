@@ -120,7 +120,9 @@ test_flag_errors_name_the_flag()
 --rw|last|--rw
 --exclude|last|--exclude
 --ro [abc||--ro
---cmd git=false||--cmd
+--cmd git||--cmd
+--cmd git=@nope||@nope
+--cmd a/b=false||a/b
 --allow-host example.com||--allow-host
 CASES
 }

@@ -68,7 +68,6 @@ test_bad_configs_are_rejected_with_file_line_and_column()
 {"filesystem": {"ro": []}, }x|1:29|after the root value
 {"filesystem": {"ro": [}|1:24|
 []|1:1|object
-{"commands": {"git": "@git"}}|1:2|not supported by this version
 {"secrets": []}|1:13|expected an object
 {"secrets": {"patterns": ["[abc"]}}|1:27|not closed
 {"secrets": {"patterns": ["a/*.pem"]}}|1:27|cannot contain "/"
@@ -82,6 +81,11 @@ test_bad_configs_are_rejected_with_file_line_and_column()
 {"env": {"set": {"FOO": 1}}}|1:25|expected a string
 {"env": {"sett": {}}}|1:10|did you mean "set"
 {"audit": "off"}|1:11|true or false
+{"commands": []}|1:14|object
+{"commands": {"git": 1}}|1:22|true, false, "@git" or a script path
+{"commands": {"git": "@nope"}}|1:22|unknown command preset
+{"commands": {"git": "true"}}|1:22|without quotes
+{"commands": {"a/b": false}}|1:15|not a command name
 {"network": {"allow": []}}|1:13|not supported by this version
 CASES
 }

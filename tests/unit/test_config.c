@@ -158,9 +158,6 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 	    {"{\"filesystem\": {\"rw\": [\"x\\\\\"]}}", "1:24",
 	     "in \"rw\": invalid glob \"x\\\": trailing backslash"},
 	    {"{\"filesystem\": {\"rw\": [\"\"]}}", "1:24", "in \"rw\": empty path"},
-	    {"{\"commands\": {\"git\": \"@git\"}}", "1:2",
-	     "\"commands\" (command wrappers) is not supported by this version of agent-sandbox "
-	     "yet"},
 	    {"{\"network\": {\"allow\": [\"github.com\"]}}", "1:13",
 	     "a \"network\" object (domain allow and deny lists) is not supported by this "
 	     "version of agent-sandbox yet; use true (host network) or false (no network)"},

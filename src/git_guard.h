@@ -1,0 +1,31 @@
+/* The @git preset's judgement: which git invocations are refused because
+ * they throw work away or skip the repository's guardrails. Pure: it reads
+ * only the arguments and environment it is given. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "strv.h"
+
+struct git_decision {
+	bool blocked;
+	const char *subcommand;	 /* points into argv; NULL when there is none */
+	char *form;		 /* the refused form, "reset --hard"; NULL when allowed */
+	const char *reason;	 /* why it is refused */
+	const char *alternative; /* the safe way to get there */
+	/* Where git would work, for the temporary-directory exception: the
+	 * -C arguments in order, and --git-dir / --work-tree when given. */
+	struct strv chdirs;
+	const char *git_dir;
+	const char *work_tree;
+};
+
+/* argv holds git's arguments without "git" itself (argc of them). */
+void git_guard_classify(int argc, char *const *argv, char *const *envp, struct git_decision *d);
+void git_decision_release(struct git_decision *d);
+
+static inline void cleanup_git_decisionp(struct git_decision *d)
+{
+	git_decision_release(d);
+}
+#define _cleanup_git_decision_ __attribute__((cleanup(cleanup_git_decisionp)))

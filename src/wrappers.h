@@ -1,0 +1,52 @@
+/* Command wrappers: from the `commands` table and the sandbox's PATH to
+ * the mounts that put the launcher in place of every copy of a wrapped
+ * command. Planned before the sandbox starts, like the policy, so that
+ * `policy`, --dry-run and --debug show the same wrappers a run uses. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "commands.h"
+#include "error.h"
+#include "policy.h"
+#include "strv.h"
+
+/* Where the launcher finds, by command name, what to do (see launcher.c). */
+#define WRAPPER_BIN_DIR "/run/agent-sandbox/bin"	 /* the real programs */
+#define WRAPPER_SCRIPT_DIR "/run/agent-sandbox/wrappers" /* wrapper scripts */
+#define WRAPPER_PRESET_DIR "/run/agent-sandbox/presets"	 /* markers: "use @git" */
+#define WRAPPER_BLOCKED_DIR "/run/agent-sandbox/blocked" /* markers: "refuse" */
+
+struct wrapper {
+	const struct command_setting *setting;
+	char *script;	     /* resolved host path, for COMMAND_SCRIPT */
+	char *real;	     /* resolved host path of the program PATH finds first, or NULL */
+	struct strv targets; /* resolved host paths the launcher covers */
+	struct strv skipped; /* "<path>: <why>" for --debug */
+};
+
+struct wrapper_plan {
+	struct wrapper *items;
+	size_t len;
+	/* Inside a sandbox: the outer sandbox's wrappers and its
+	 * /run/agent-sandbox stay as they are, and none are added. */
+	bool inherited;
+};
+
+struct wrapper_input {
+	const struct command_table *commands;
+	const char *path_env; /* the sandbox's PATH */
+	const char *cwd;      /* resolved; for relative script paths */
+	const char *home;     /* for ~ in script paths; NULL when unknown */
+	const struct policy *policy;
+	bool nested; /* this run is inside a sandbox already */
+};
+
+int wrapper_plan_build(const struct wrapper_input *in, struct wrapper_plan *out, struct error *err);
+
+/* Appends the mounts, after the access table's (so that no rule's mount
+ * covers a launcher). self_exe is the launcher, empty_file the marker. */
+void wrapper_plan_render(const struct wrapper_plan *p, const char *self_exe, const char *empty_file,
+			 struct strv *args);
+
+void wrapper_plan_release(struct wrapper_plan *p);
