@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "host_groups.h"
+#include "host_match.h"
 #include "pattern.h"
 #include "suggest.h"
 #include "xalloc.h"
@@ -24,7 +26,9 @@ const char cli_usage[] =
     "      --ro PATH           make PATH read-only (repeatable; globs allowed)\n"
     "      --rw PATH           make PATH writable (repeatable; globs allowed)\n"
     "      --exclude PATH      hide the contents of PATH (repeatable; globs allowed)\n"
-    "      --network=MODE      true: host network; false: no network\n"
+    "      --network=MODE      true: host network; false: no network; default: filtered\n"
+    "      --allow-host HOST   let the filtered network reach HOST (repeatable;\n"
+    "                          \"*.example.com\" for subdomains, @group for a group)\n"
     "      --docker            expose the Docker socket (hidden by default)\n"
     "      --read-only         nothing is writable except private temp dirs\n"
     "      --dry-run           print the bwrap command, one argument per line, and exit\n"
@@ -180,6 +184,21 @@ static int add_rule(struct cli *cli, const char *flag, const char *value, enum a
 	return 0;
 }
 
+static int add_allow_host(struct cli *cli, const char *value, struct error *err)
+{
+	_cleanup_error_ struct error herr = ERROR_INIT;
+	if (value[0] == '@' ? !host_group_lookup(value) : host_pattern_validate(value, &herr) < 0) {
+		if (value[0] == '@')
+			return error_set(err, EXIT_USAGE,
+					 "flag --allow-host: unknown host group \"%s\" (known "
+					 "groups: @agents, @registries, @git-hosts)",
+					 value);
+		return error_set(err, EXIT_USAGE, "flag --allow-host: %s", herr.msg);
+	}
+	strv_push(&cli->allow_hosts, value);
+	return 0;
+}
+
 static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, const char *value,
 		      bool *verb_set, struct error *err)
 {
@@ -210,11 +229,7 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 			  "agent-sandbox yet");
 		return -1;
 	case F_ALLOW_HOST:
-		error_set(err, EXIT_USAGE,
-			  "flag --allow-host (domain-filtered network) is not supported by this "
-			  "version of agent-sandbox yet");
-		error_hint(err, "use --network=true for the host network");
-		return -1;
+		return add_allow_host(cli, value, err);
 	case F_NETWORK:
 		if (parse_bool(shown, value, &b, err) < 0) {
 			error_hint(err, "--network=true is the host network, --network=false none");
@@ -297,6 +312,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	    .verb = VERB_RUN,
 	    .rules = RULE_LIST_INIT,
 	    .network = UNSET,
+	    .allow_hosts = STRV_INIT,
 	    .docker = UNSET,
 	    .read_only = UNSET,
 	};
@@ -328,6 +344,14 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 			break;
 	}
 	cli->command = argv + i;
+
+	if (cli->allow_hosts.len && cli->network != UNSET) {
+		error_set(err, EXIT_USAGE, "--allow-host cannot be combined with --network=%s",
+			  cli->network == YES ? "true" : "false");
+		error_hint(err, "--allow-host adds to the filtered network, which is the default; "
+				"drop --network");
+		return -1;
+	}
 
 	switch (cli->verb) {
 	case VERB_RUN:
@@ -372,5 +396,6 @@ void cli_release(struct cli *cli)
 	free(cli->cwd);
 	free(cli->config_path);
 	rule_list_release(&cli->rules);
+	strv_release(&cli->allow_hosts);
 	cli->cwd = cli->config_path = NULL;
 }

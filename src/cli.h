@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "rule.h"
+#include "strv.h"
 
 enum verb {
 	VERB_RUN, /* implicit run or `exec` */
@@ -30,6 +31,7 @@ struct cli {
 	char *config_path;	/* -c, as given */
 	struct rule_list rules; /* --ro, --rw, --exclude, at LAYER_CLI */
 	enum tristate network;
+	struct strv allow_hosts; /* --allow-host, validated */
 	enum tristate docker;
 	enum tristate read_only;
 	bool dry_run;

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "error.h"
 #include "policy.h"
+#include "strbuf.h"
 #include "strv.h"
 
 struct debug {
@@ -32,6 +33,10 @@ void report_policy(int fd, const struct policy *policy, const struct policy_summ
 
 /* --debug: skipped and overridden rules. */
 void report_policy_notes(const struct debug *dbg, const struct policy *policy);
+
+/* The network mode and, when filtered, its lists with where each entry
+ * came from: part of `policy`, and --dry-run repeats it on stderr. */
+void report_network(struct strbuf *sb, const struct network_config *net);
 
 /* --dry-run: "bwrap" and then one argument per line. */
 void report_dry_run(int fd, const struct strv *args);
