@@ -121,7 +121,9 @@ test_flag_errors_name_the_flag()
 --exclude|last|--exclude
 --ro [abc||--ro
 --cmd git=false||--cmd
---allow-host example.com||--allow-host
+--allow-host a.*.example.com||--allow-host
+--allow-host @nope||unknown host group
+--allow-host x.com --network=false||--allow-host cannot be combined
 CASES
 }
 
