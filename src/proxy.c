@@ -610,7 +610,7 @@ static void on_accept(struct proxy *p)
 		clock_gettime(CLOCK_MONOTONIC, &c->start);
 		c->ep[0] = (struct endpoint){.kind = EP_CONN, .fd = fd, .conn = c, .side = 0};
 		c->ep[1] = (struct endpoint){.kind = EP_CONN, .fd = -1, .conn = c, .side = 1};
-		c->relay.fd[0] = c->relay.fd[1] = -1;
+		relay_init(&c->relay, -1, -1);
 		c->next = p->conns;
 		if (p->conns)
 			p->conns->prev = c;

@@ -9,14 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RELAY_BUFFER (64 * 1024)
+#define RELAY_BUFFER (256 * 1024)
 
 struct relay_dir {
 	char *buf;
 	size_t off, len;
-	bool eof;     /* the source has no more to send */
-	bool done;    /* eof passed on with shutdown(SHUT_WR) */
-	bool discard; /* the destination is gone: read and drop until eof */
+	bool eof;	/* the source has no more to send */
+	bool done;	/* eof passed on with shutdown(SHUT_WR) */
+	bool discard;	/* the destination is gone: read and drop until eof */
+	int pipe[2];	/* splice(2) path: bytes move through the kernel only */
+	size_t in_pipe; /* bytes waiting in the pipe */
 	uint64_t bytes;
 };
 
