@@ -119,13 +119,13 @@ static struct json_object *string_array(char *const *items, size_t count)
 	return arr;
 }
 
-char *audit_policy_digest(const struct policy *policy, bool host_network, bool read_only)
+char *audit_policy_digest(const struct policy *policy, const char *network, bool read_only)
 {
 	/* FNV-1a: a fingerprint for comparing sessions, not a security seal
 	 * (the log itself is the record). */
 	uint64_t h = 0xcbf29ce484222325ull;
 	_cleanup_strbuf_ struct strbuf text = STRBUF_INIT;
-	strbuf_addf(&text, "network=%d read-only=%d\n", host_network, read_only);
+	strbuf_addf(&text, "network=%s read-only=%d\n", network, read_only);
 	for (size_t i = 0; i < policy->len; i++)
 		strbuf_addf(&text, "%s\t%s\n", policy->entries[i].path,
 			    access_level_name(policy->entries[i].level));
@@ -146,10 +146,9 @@ void audit_session_start(struct audit *a, const struct audit_start *s)
 	json_object_object_add(r, "pid", json_object_new_int64(getpid()));
 	json_object_object_add(r, "cwd", json_object_new_string(s->cwd));
 	json_object_object_add(r, "command", string_array(s->command, SIZE_MAX));
-	_cleanup_free_ char *digest = audit_policy_digest(s->policy, s->host_network, s->read_only);
+	_cleanup_free_ char *digest = audit_policy_digest(s->policy, s->network, s->read_only);
 	json_object_object_add(r, "policy_digest", json_object_new_string(digest));
-	json_object_object_add(r, "network",
-			       json_object_new_string(s->host_network ? "host" : "none"));
+	json_object_object_add(r, "network", json_object_new_string(s->network));
 	json_object_object_add(r, "read_only", json_object_new_boolean(s->read_only));
 	json_object_object_add(r, "secrets_masked",
 			       json_object_new_int64((int64_t)s->secrets_masked));
@@ -172,6 +171,29 @@ void audit_session_end(struct audit *a, int status, const char *error)
 	if (error)
 		json_object_object_add(r, "error", json_object_new_string(error));
 	json_object_object_add(r, "duration_ms", json_object_new_int64(ms));
+	write_record(a, r);
+	json_object_put(r);
+}
+
+void audit_network(struct audit *a, const struct proxy_decision *d)
+{
+	struct json_object *r = new_record(a, "network");
+	json_object_object_add(r, "decision",
+			       json_object_new_string(d->allowed ? "allowed" : "refused"));
+	json_object_object_add(r, "protocol", json_object_new_string(d->protocol));
+	json_object_object_add(r, "host", json_object_new_string(d->host ? d->host : ""));
+	json_object_object_add(r, "port", json_object_new_int((int)d->port));
+	if (d->address)
+		json_object_object_add(r, "address", json_object_new_string(d->address));
+	if (d->reason)
+		json_object_object_add(r, "reason", json_object_new_string(d->reason));
+	if (d->allowed) {
+		json_object_object_add(r, "bytes_out",
+				       json_object_new_int64((int64_t)d->bytes_out));
+		json_object_object_add(r, "bytes_in", json_object_new_int64((int64_t)d->bytes_in));
+		json_object_object_add(r, "duration_ms",
+				       json_object_new_int64((int64_t)d->duration_ms));
+	}
 	write_record(a, r);
 	json_object_put(r);
 }

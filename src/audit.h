@@ -15,6 +15,7 @@
 #include "error.h"
 #include "inside.h"
 #include "policy.h"
+#include "proxy.h"
 #include "strv.h"
 
 #define AUDIT_SOCKET_INSIDE SANDBOX_DIR "/audit.sock"
@@ -46,7 +47,7 @@ struct audit_start {
 	const char *cwd;
 	char *const *command;
 	const struct policy *policy;
-	bool host_network;
+	const char *network; /* "host", "none" or "filtered" */
 	bool read_only;
 	size_t secrets_masked;
 	const struct strv *env_dropped;
@@ -61,7 +62,11 @@ void audit_close(struct audit *a);
 
 /* A short digest of the access table and the settings that shape the
  * sandbox, to tell at a glance whether two sessions ran under one policy. */
-char *audit_policy_digest(const struct policy *policy, bool host_network, bool read_only);
+char *audit_policy_digest(const struct policy *policy, const char *network, bool read_only);
+
+/* One decision of the network proxy: allowed or refused, with the bytes
+ * moved and the time the connection lasted. */
+void audit_network(struct audit *a, const struct proxy_decision *d);
 
 /* Checks an event from inside: a JSON object {"event": "blocked",
  * "command": NAME, "argv": [...], "reason": TEXT} within the size limits.

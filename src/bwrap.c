@@ -9,7 +9,9 @@
 
 #include "audit.h"
 #include "cleanup.h"
+#include "forwarder.h"
 #include "inside.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 static void add(struct strv *args, const char *a)
@@ -106,6 +108,35 @@ static void render_entries(const struct sandbox_plan *plan, struct strv *args)
 	}
 }
 
+/* The proxy socket goes into agent-sandbox's own directory (before it is
+ * made read-only), and every common spelling of the proxy variables points
+ * at the forwarder's loopback ports. Loopback stays direct (NO_PROXY):
+ * network.localhost ports are forwarded there. */
+static void render_network_env(const struct sandbox_net *net, struct strv *args)
+{
+	static const char *const http_vars[] = {"HTTP_PROXY", "http_proxy", "HTTPS_PROXY",
+						"https_proxy"};
+	static const char *const socks_vars[] = {"ALL_PROXY", "all_proxy"};
+	static const char *const no_proxy_vars[] = {"NO_PROXY", "no_proxy"};
+	_cleanup_free_ char *http = xasprintf("http://127.0.0.1:%u", net->http_port);
+	_cleanup_free_ char *socks = xasprintf("socks5h://127.0.0.1:%u", net->socks_port);
+	for (size_t i = 0; i < ARRAY_SIZE(http_vars); i++)
+		add3(args, "--setenv", http_vars[i], http);
+	for (size_t i = 0; i < ARRAY_SIZE(socks_vars); i++)
+		add3(args, "--setenv", socks_vars[i], socks);
+	for (size_t i = 0; i < ARRAY_SIZE(no_proxy_vars); i++)
+		add3(args, "--setenv", no_proxy_vars[i], "localhost,127.0.0.1,::1");
+}
+
+static char *forward_spec(const struct sandbox_net *net)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%sproxy:%u,proxy:%u", FORWARD_ARG, net->http_port, net->socks_port);
+	for (size_t i = 0; i < net->localhost_len; i++)
+		strbuf_addf(&sb, ",localhost:%u", net->localhost[i]);
+	return strbuf_detach(&sb);
+}
+
 size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args)
 {
 	/* Always a new user namespace, also for root, so that the sandbox's
@@ -126,6 +157,8 @@ size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args)
 	strv_pushf(args, "%d", plan->info_fd);
 
 	render_base(plan, args);
+	if (plan->net)
+		add3(args, "--bind", plan->net->proxy_socket, SANDBOX_PROXY_SOCKET);
 	render_entries(plan, args);
 	if (plan->wrappers)
 		wrapper_plan_render(plan->wrappers, plan->self_exe, plan->empty_file, args);
@@ -137,6 +170,8 @@ size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args)
 	add2(args, "--remount-ro", SANDBOX_DIR);
 
 	add3(args, "--setenv", "AGENT_SANDBOX", "1");
+	if (plan->net)
+		render_network_env(plan->net, args);
 	add2(args, "--chdir", plan->cwd);
 	if (plan->seccomp_fd >= 0) {
 		add(args, "--seccomp");
@@ -148,6 +183,8 @@ size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args)
 	strv_pushf(args, "%d", plan->ready_fd);
 	strv_pushf(args, "%d", plan->stderr_fd);
 	strv_pushf(args, "%#lx", plan->ignored_signals);
+	if (plan->net)
+		strv_push_owned(args, forward_spec(plan->net));
 	add(args, "--");
 	for (char *const *a = plan->command; *a; a++)
 		add(args, *a);

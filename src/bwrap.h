@@ -3,18 +3,30 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "policy.h"
 #include "strv.h"
 #include "wrappers.h"
 
+/* The filtered network, as the sandbox sees it. */
+struct sandbox_net {
+	const char *proxy_socket; /* host path of the proxy's unix socket */
+	unsigned http_port;	  /* loopback ports inside for HTTP and SOCKS5 */
+	unsigned socks_port;
+	const uint16_t *localhost; /* network.localhost ports */
+	size_t localhost_len;
+};
+
 struct sandbox_plan {
 	const struct policy *policy;
-	bool host_network;	 /* share the host's network namespace */
-	bool new_session;	 /* detach from the terminal (stdin is not one) */
-	const char *self_exe;	 /* host path of this binary */
-	const char *empty_file;	 /* host path of an empty read-only file */
-	const char *runtime_dir; /* $XDG_RUNTIME_DIR to give a private tmpfs, or NULL */
+	bool host_network;	       /* share the host's network namespace */
+	const struct sandbox_net *net; /* filtered network, or NULL */
+	bool new_session;	       /* detach from the terminal (stdin is not one) */
+	const char *self_exe;	       /* host path of this binary */
+	const char *empty_file;	       /* host path of an empty read-only file */
+	const char *runtime_dir;       /* $XDG_RUNTIME_DIR to give a private tmpfs, or NULL */
 	const char *cwd;
 	int seccomp_fd;		       /* -1 for none */
 	int info_fd;		       /* bwrap reports the init's host pid on it */

@@ -8,6 +8,8 @@
 
 #include "cleanup.h"
 #include "name_pattern.h"
+#include "host_groups.h"
+#include "host_match.h"
 #include "pattern.h"
 #include "suggest.h"
 #include "xalloc.h"
@@ -29,7 +31,9 @@ const char cli_usage[] =
     "      --exclude PATH      hide the contents of PATH (repeatable; globs allowed)\n"
     "      --cmd NAME=VALUE    wrap a command: true (raw), false (blocked), @git, or a\n"
     "                          script path (repeatable, or comma-separated)\n"
-    "      --network=MODE      true: host network; false: no network\n"
+    "      --network=MODE      true: host network; false: no network; default: filtered\n"
+    "      --allow-host HOST   let the filtered network reach HOST (repeatable;\n"
+    "                          \"*.example.com\" for subdomains, @group for a group)\n"
     "      --docker            expose the Docker socket (hidden by default)\n"
     "      --read-only         nothing is writable except private temp dirs\n"
     "      --dry-run           print the bwrap command, one argument per line, and exit\n"
@@ -238,6 +242,21 @@ static int parse_count(const char *flag, const char *value, long *out, struct er
 	return 0;
 }
 
+static int add_allow_host(struct cli *cli, const char *value, struct error *err)
+{
+	_cleanup_error_ struct error herr = ERROR_INIT;
+	if (value[0] == '@' ? !host_group_lookup(value) : host_pattern_validate(value, &herr) < 0) {
+		if (value[0] == '@')
+			return error_set(err, EXIT_USAGE,
+					 "flag --allow-host: unknown host group \"%s\" (known "
+					 "groups: @agents, @registries, @git-hosts)",
+					 value);
+		return error_set(err, EXIT_USAGE, "flag --allow-host: %s", herr.msg);
+	}
+	strv_push(&cli->allow_hosts, value);
+	return 0;
+}
+
 static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, const char *value,
 		      bool *verb_set, struct error *err)
 {
@@ -265,11 +284,7 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 	case F_CMD:
 		return command_table_parse_flag(&cli->commands, value, err);
 	case F_ALLOW_HOST:
-		error_set(err, EXIT_USAGE,
-			  "flag --allow-host (domain-filtered network) is not supported by this "
-			  "version of agent-sandbox yet");
-		error_hint(err, "use --network=true for the host network");
-		return -1;
+		return add_allow_host(cli, value, err);
 	case F_NETWORK:
 		if (parse_bool(shown, value, &b, err) < 0) {
 			error_hint(err, "--network=true is the host network, --network=false none");
@@ -370,6 +385,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	    .rules = RULE_LIST_INIT,
 	    .commands = COMMAND_TABLE_INIT,
 	    .network = UNSET,
+	    .allow_hosts = STRV_INIT,
 	    .docker = UNSET,
 	    .read_only = UNSET,
 	    .env_allow = STRV_INIT,
@@ -410,6 +426,13 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 		return error_set(err, EXIT_USAGE,
 				 "flags --json, --blocked and -n are for the log "
 				 "verb: agent-sandbox log [--json] [--blocked] [-n N]");
+	if (cli->allow_hosts.len && cli->network != UNSET) {
+		error_set(err, EXIT_USAGE, "--allow-host cannot be combined with --network=%s",
+			  cli->network == YES ? "true" : "false");
+		error_hint(err, "--allow-host adds to the filtered network, which is the default; "
+				"drop --network");
+		return -1;
+	}
 
 	switch (cli->verb) {
 	case VERB_RUN:
@@ -461,5 +484,6 @@ void cli_release(struct cli *cli)
 	strv_release(&cli->env_set);
 	strv_release(&cli->env_block);
 	command_table_release(&cli->commands);
+	strv_release(&cli->allow_hosts);
 	cli->cwd = cli->config_path = NULL;
 }

@@ -33,6 +33,7 @@ struct cli {
 	struct rule_list rules;	       /* --ro, --rw, --exclude, at LAYER_CLI */
 	struct command_table commands; /* --cmd, at LAYER_CLI */
 	enum tristate network;
+	struct strv allow_hosts; /* --allow-host, validated */
 	enum tristate docker;
 	enum tristate read_only;
 	bool dry_run;

@@ -4,12 +4,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cleanup.h"
+#include "host_groups.h"
+#include "host_match.h"
 #include "io.h"
 #include "jsonc.h"
 #include "name_pattern.h"
@@ -217,18 +220,155 @@ static int load_filesystem(struct loader *ld, struct json_object *root)
 	return 0;
 }
 
+static int load_host_list(struct loader *ld, struct json_object *net, const char *key,
+			  struct net_list *list)
+{
+	struct json_object *array;
+	if (load_string_array(ld, net, key, "host names, \"*.domain\" patterns or @groups",
+			      &array) < 0)
+		return -1;
+	size_t n = json_object_array_length(array);
+	for (size_t i = 0; i < n; i++) {
+		const char *host = json_object_get_string(json_object_array_get_idx(array, i));
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(array, i, &pos);
+		if (host[0] == '@') {
+			if (!host_group_lookup(host)) {
+				_cleanup_strbuf_ struct strbuf known = STRBUF_INIT;
+				const char *names[8];
+				for (size_t g = 0; g < host_groups_len && g < ARRAY_SIZE(names);
+				     g++) {
+					names[g] = host_groups[g].name;
+					strbuf_addf(&known, "%s%s", g ? ", " : "", names[g]);
+				}
+				const char *nearest = suggest_nearest(host, names, host_groups_len);
+				if (nearest)
+					return fail_at(ld, pos,
+						       "unknown host group \"%s\" in \"%s\"; did "
+						       "you mean \"%s\"? (known groups: %s)",
+						       host, key, nearest, known.buf);
+				return fail_at(ld, pos,
+					       "unknown host group \"%s\" in \"%s\" (known groups: "
+					       "%s)",
+					       host, key, known.buf);
+			}
+		} else {
+			_cleanup_error_ struct error herr = ERROR_INIT;
+			if (host_pattern_validate(host, &herr) < 0)
+				return fail_at(ld, pos, "in \"%s\": %s", key, herr.msg);
+		}
+		_cleanup_free_ char *origin = origin_at(ld, pos);
+		net_list_add(list, host, NULL, ld->layer, origin);
+	}
+	strbuf_addf(&ld->summary, ", network.%s %zu", key, n);
+	return 0;
+}
+
+static int load_localhost_ports(struct loader *ld, struct json_object *net)
+{
+	struct jsonc_pos value_pos = {0, 0};
+	jsonc_member_pos(net, "localhost", NULL, &value_pos);
+	struct json_object *v = json_object_object_get(net, "localhost");
+	if (!json_object_is_type(v, json_type_array))
+		return fail_at(ld, value_pos,
+			       "expected an array of port numbers like [5432, 3000] for "
+			       "\"localhost\", not %s",
+			       type_name(v));
+	size_t n = json_object_array_length(v);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(v, i);
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(v, i, &pos);
+		int64_t port = json_object_get_int64(e);
+		if (!json_object_is_type(e, json_type_int) || port < 1 || port > 65535)
+			return fail_at(ld, pos,
+				       "expected a port number from 1 to 65535 in \"localhost\", "
+				       "but element %zu is %s",
+				       i + 1,
+				       json_object_is_type(e, json_type_int) ? "out of range"
+									     : type_name(e));
+		_cleanup_free_ char *origin = origin_at(ld, pos);
+		_cleanup_free_ char *text = xasprintf("%d", (int)port);
+		net_list_add(&ld->cfg->network.localhost, text, NULL, ld->layer, origin);
+	}
+	strbuf_addf(&ld->summary, ", network.localhost %zu", n);
+	return 0;
+}
+
+static int load_resolve(struct loader *ld, struct json_object *net)
+{
+	struct jsonc_pos value_pos = {0, 0};
+	jsonc_member_pos(net, "resolve", NULL, &value_pos);
+	struct json_object *v = json_object_object_get(net, "resolve");
+	if (!json_object_is_type(v, json_type_object))
+		return fail_at(ld, value_pos,
+			       "expected an object like {\"mirror.internal\": \"10.0.0.5\"} for "
+			       "\"resolve\", not %s",
+			       type_name(v));
+	json_object_object_foreach(v, name, address)
+	{
+		struct jsonc_pos kp = {0, 0}, vp = {0, 0};
+		jsonc_member_pos(v, name, &kp, &vp);
+		_cleanup_free_ char *norm = host_normalize(name, strlen(name));
+		if (!norm || host_is_ip_literal(norm))
+			return fail_at(ld, kp, "\"resolve\" key \"%s\" is not a host name", name);
+		struct sockaddr_storage sa;
+		socklen_t len;
+		if (!json_object_is_type(address, json_type_string) ||
+		    !host_parse_address(json_object_get_string(address), 0, &sa, &len))
+			return fail_at(ld, vp,
+				       "expected an IPv4 or IPv6 address for \"%s\" in "
+				       "\"resolve\"",
+				       name);
+		_cleanup_free_ char *origin = origin_at(ld, kp);
+		net_list_add(&ld->cfg->network.resolve, norm, json_object_get_string(address),
+			     ld->layer, origin);
+	}
+	strbuf_addstr(&ld->summary, ", network.resolve");
+	return 0;
+}
+
 static int load_network(struct loader *ld, struct json_object *root)
 {
+	static const char *const keys[] = {"allow", "deny", "localhost", "resolve"};
 	struct jsonc_pos value_pos = {0, 0};
 	jsonc_member_pos(root, "network", NULL, &value_pos);
 	struct json_object *v = json_object_object_get(root, "network");
-	if (json_object_is_type(v, json_type_object))
-		return fail_at(
-		    ld, value_pos,
-		    "a \"network\" object (domain allow and deny lists) is not supported "
-		    "by this version of agent-sandbox yet; use true (host network) or "
-		    "false (no network)");
-	return load_bool(ld, root, "network", &ld->cfg->network);
+	_cleanup_free_ char *origin = origin_at(ld, value_pos);
+	if (json_object_is_type(v, json_type_boolean)) {
+		bool host = json_object_get_boolean(v);
+		config_set_network_mode(&ld->cfg->network, host ? NETWORK_HOST : NETWORK_NONE,
+					ld->layer, origin);
+		strbuf_addf(&ld->summary, ", network=%s", host ? "true" : "false");
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_object))
+		return fail_at(ld, value_pos,
+			       "expected true (host network), false (no network) or an object "
+			       "like {\"allow\": [...]} (filtered) for \"network\", not %s",
+			       type_name(v));
+	config_set_network_mode(&ld->cfg->network, NETWORK_FILTERED, ld->layer, origin);
+	strbuf_addstr(&ld->summary, ", network filtered");
+	json_object_object_foreach(v, key, value)
+	{
+		(void)value;
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(v, key, &kp, NULL);
+		int r;
+		if (!strcmp(key, "allow"))
+			r = load_host_list(ld, v, key, &ld->cfg->network.allow);
+		else if (!strcmp(key, "deny"))
+			r = load_host_list(ld, v, key, &ld->cfg->network.deny);
+		else if (!strcmp(key, "localhost"))
+			r = load_localhost_ports(ld, v);
+		else if (!strcmp(key, "resolve"))
+			r = load_resolve(ld, v);
+		else
+			r = unknown_key(ld, kp, key, " in \"network\"", keys, ARRAY_SIZE(keys));
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 /* Name patterns for secrets and env: each must be a valid single-name glob,
@@ -516,6 +656,54 @@ void config_set(struct config_setting *setting, bool value, enum layer layer, co
 	setting->origin = xstrdup(origin);
 }
 
+void config_set_network_mode(struct network_config *net, enum network_mode mode, enum layer layer,
+			     const char *origin)
+{
+	free(net->origin);
+	net->mode = mode;
+	net->layer = layer;
+	net->origin = xstrdup(origin);
+}
+
+void net_list_add(struct net_list *list, const char *name, const char *address, enum layer layer,
+		  const char *origin)
+{
+	if (list->len == list->alloc) {
+		list->alloc = list->alloc ? list->alloc * 2 : 8;
+		list->items = xreallocarray(list->items, list->alloc, sizeof(*list->items));
+	}
+	list->items[list->len++] = (struct net_entry){
+	    .name = xstrdup(name),
+	    .address = address ? xstrdup(address) : NULL,
+	    .layer = layer,
+	    .origin = xstrdup(origin),
+	};
+}
+
+static void net_list_release(struct net_list *list)
+{
+	for (size_t i = 0; i < list->len; i++) {
+		free(list->items[i].name);
+		free(list->items[i].address);
+		free(list->items[i].origin);
+	}
+	free(list->items);
+	*list = (struct net_list){0};
+}
+
+const char *network_mode_name(enum network_mode mode)
+{
+	switch (mode) {
+	case NETWORK_HOST:
+		return "host network";
+	case NETWORK_NONE:
+		return "none (loopback only)";
+	case NETWORK_FILTERED:
+		return "filtered";
+	}
+	return "?";
+}
+
 void config_init(struct config *cfg)
 {
 	*cfg = (struct config){
@@ -534,9 +722,14 @@ void config_init(struct config *cfg)
 	config_set(&cfg->audit, true, LAYER_BUILTIN, "default");
 	config_set(&cfg->docker, false, LAYER_BUILTIN, "default");
 	config_set(&cfg->read_only, false, LAYER_BUILTIN, "default");
-	config_set(&cfg->network, true, LAYER_BUILTIN, "default");
 	cfg->commands = (struct command_table)COMMAND_TABLE_INIT;
 	command_table_set(&cfg->commands, "git", COMMAND_GIT, NULL, LAYER_BUILTIN, "default");
+	/* Filtered by default: an agent reaches its API, package registries
+	 * and git hosts, and nothing else leaves the machine. */
+	config_set_network_mode(&cfg->network, NETWORK_FILTERED, LAYER_BUILTIN, "default");
+	static const char *const default_allow[] = {"@agents", "@registries", "@git-hosts"};
+	for (size_t i = 0; i < ARRAY_SIZE(default_allow); i++)
+		net_list_add(&cfg->network.allow, default_allow[i], NULL, LAYER_BUILTIN, "default");
 }
 
 void config_release(struct config *cfg)
@@ -558,5 +751,9 @@ void config_release(struct config *cfg)
 	free(cfg->docker.origin);
 	free(cfg->read_only.origin);
 	free(cfg->network.origin);
+	net_list_release(&cfg->network.allow);
+	net_list_release(&cfg->network.deny);
+	net_list_release(&cfg->network.localhost);
+	net_list_release(&cfg->network.resolve);
 	cfg->docker.origin = cfg->read_only.origin = cfg->network.origin = NULL;
 }

@@ -11,8 +11,36 @@
 #include "strv.h"
 
 enum network_mode {
-	NETWORK_HOST, /* the host's network */
-	NETWORK_NONE, /* a new network namespace with loopback only */
+	NETWORK_HOST,	  /* the host's network */
+	NETWORK_NONE,	  /* a new network namespace with loopback only */
+	NETWORK_FILTERED, /* a new namespace; out only through the domain-filtering proxy */
+};
+
+/* One entry of a network list: a host pattern or group (allow, deny), a port
+ * (localhost) or a pinned name (resolve: name and address). */
+struct net_entry {
+	char *name;
+	char *address; /* resolve only */
+	enum layer layer;
+	char *origin; /* "<file>:L:C", "--allow-host" or "default" */
+};
+
+struct net_list {
+	struct net_entry *items;
+	size_t len;
+	size_t alloc;
+};
+
+/* network: true, false or an object. The lists concatenate over the layers
+ * like every other array; the mode is a scalar and the last layer wins. */
+struct network_config {
+	enum network_mode mode;
+	enum layer layer;
+	char *origin;
+	struct net_list allow;	   /* host patterns and @groups */
+	struct net_list deny;	   /* the same; deny wins */
+	struct net_list localhost; /* host loopback ports reachable from inside */
+	struct net_list resolve;   /* names pinned to addresses */
 };
 
 struct config_setting {
@@ -26,10 +54,9 @@ struct config {
 	struct strv presets;	/* "@x" and "!@x" operations in layer order */
 	struct config_setting docker;
 	struct config_setting read_only;
-	struct config_setting network; /* value true: host network */
-	struct strv secret_patterns;   /* secrets.patterns; "!x" removes a default */
-	struct strv secret_allow;      /* secrets.allow */
-	struct strv secret_skip;       /* secrets.skip: directory names not scanned */
+	struct strv secret_patterns; /* secrets.patterns; "!x" removes a default */
+	struct strv secret_allow;    /* secrets.allow */
+	struct strv secret_skip;     /* secrets.skip: directory names not scanned */
 	struct config_setting env_filter_secrets;
 	struct strv env_allow; /* env.allow: name globs always passed */
 	struct strv env_block; /* env.block: name globs always dropped */
@@ -38,6 +65,7 @@ struct config {
 	struct strv files;	       /* config files loaded, in order */
 	struct strv notes;	       /* what each layer contributed, for --debug */
 	struct command_table commands; /* merged by key; default {"git": "@git"} */
+	struct network_config network;
 };
 
 void config_init(struct config *cfg);
@@ -56,6 +84,13 @@ int config_load_text(struct config *cfg, const char *name, const char *text, siz
 		     enum layer layer, struct error *err);
 
 void config_set(struct config_setting *setting, bool value, enum layer layer, const char *origin);
+
+void config_set_network_mode(struct network_config *net, enum network_mode mode, enum layer layer,
+			     const char *origin);
+void net_list_add(struct net_list *list, const char *name, const char *address, enum layer layer,
+		  const char *origin);
+/* "host network", "none (loopback only)" or "filtered". */
+const char *network_mode_name(enum network_mode mode);
 
 static inline void cleanup_configp(struct config *cfg)
 {

@@ -39,6 +39,31 @@ static const char *setting_source(const struct config_setting *s)
 	return s->layer == LAYER_BUILTIN ? "default" : s->origin;
 }
 
+static void add_net_list(struct strbuf *sb, const char *label, const struct net_list *list)
+{
+	for (size_t i = 0; i < list->len; i++) {
+		const struct net_entry *e = &list->items[i];
+		const char *from = e->layer == LAYER_BUILTIN ? "default" : e->origin;
+		if (e->address)
+			strbuf_addf(sb, "  %-16s %s -> %s (%s)\n", label, e->name, e->address,
+				    from);
+		else
+			strbuf_addf(sb, "  %-16s %s (%s)\n", label, e->name, from);
+	}
+}
+
+void report_network(struct strbuf *sb, const struct network_config *net)
+{
+	strbuf_addf(sb, "network            %s (%s)\n", network_mode_name(net->mode),
+		    net->layer == LAYER_BUILTIN ? "default" : net->origin);
+	if (net->mode != NETWORK_FILTERED)
+		return;
+	add_net_list(sb, "allow", &net->allow);
+	add_net_list(sb, "deny", &net->deny);
+	add_net_list(sb, "localhost port", &net->localhost);
+	add_net_list(sb, "resolve", &net->resolve);
+}
+
 struct row {
 	const char *path;
 	const char *access;
@@ -96,9 +121,7 @@ void report_policy(int fd, const struct policy *policy, const struct policy_summ
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 
 	strbuf_addf(&sb, "working directory  %s\n", summary->cwd);
-	strbuf_addf(&sb, "network            %s (%s)\n",
-		    cfg->network.value ? "host network" : "none (loopback only)",
-		    setting_source(&cfg->network));
+	report_network(&sb, &cfg->network);
 	strbuf_addf(&sb, "docker socket      %s (%s)\n",
 		    !summary->docker_socket ? "none found"
 		    : cfg->docker.value	    ? "exposed"

@@ -9,6 +9,7 @@
 #include "env.h"
 #include "policy.h"
 #include "secrets.h"
+#include "strbuf.h"
 #include "strv.h"
 #include "wrappers.h"
 
@@ -37,6 +38,10 @@ void report_policy(int fd, const struct policy *policy, const struct policy_summ
 
 /* --debug: skipped and overridden rules. */
 void report_policy_notes(const struct debug *dbg, const struct policy *policy);
+
+/* The network mode and, when filtered, its lists with where each entry
+ * came from: part of `policy`, and --dry-run repeats it on stderr. */
+void report_network(struct strbuf *sb, const struct network_config *net);
 
 /* --dry-run: "bwrap" and then one argument per line. */
 void report_dry_run(int fd, const struct strv *args);

@@ -18,6 +18,8 @@
 #include "inside.h"
 #include "io.h"
 #include "launcher.h"
+#include "netpolicy.h"
+#include "proxy.h"
 #include "path.h"
 #include "report.h"
 #include "rundir.h"
@@ -113,6 +115,106 @@ static void note_inherited_wrappers(const struct session *s, int err_fd)
 		}
 }
 
+struct decision_sinks {
+	const struct debug *dbg;
+	struct audit *audit;
+};
+
+/* Every network decision of the proxy arrives here: into the audit log,
+ * and onto stderr with --debug. */
+static void network_decision(void *ctx, const struct proxy_decision *d)
+{
+	const struct decision_sinks *sinks = ctx;
+	const struct debug *dbg = sinks->dbg;
+	audit_network(sinks->audit, d);
+	if (!d->allowed) {
+		debug_line(dbg, "network: refused %s %s port %u: %s", d->protocol, d->host, d->port,
+			   d->reason);
+		return;
+	}
+	if (d->reason) {
+		debug_line(dbg, "network: allowed %s %s port %u, failed after %.0f ms: %s",
+			   d->protocol, d->host, d->port, d->duration_ms, d->reason);
+		return;
+	}
+	debug_line(
+	    dbg, "network: allowed %s %s port %u (%s): %llu bytes out, %llu bytes in, %.0f ms",
+	    d->protocol, d->host, d->port, d->address ? d->address : "?",
+	    (unsigned long long)d->bytes_out, (unsigned long long)d->bytes_in, d->duration_ms);
+}
+
+static void dispatch_proxy(void *proxy)
+{
+	proxy_dispatch(proxy);
+}
+
+/* The host side of a filtered network: the policy, a private directory and
+ * the proxy listening in it. Released in reverse by network_stop. */
+struct network_session {
+	struct net_policy policy;
+	struct sandbox_net net;
+	char *dir;
+	char *socket;
+	struct proxy *proxy;
+};
+
+static int network_start(struct network_session *ns, const struct session *s, bool dry_run,
+			 char *const *envp, const struct debug *dbg,
+			 const struct decision_sinks *sinks, struct error *err)
+{
+	net_policy_build(&s->cfg.network, &ns->policy);
+	for (size_t i = 0; i < ns->policy.allow_len; i++)
+		debug_line(dbg, "network: allow %s (%s)", ns->policy.allow[i].pattern,
+			   ns->policy.allow[i].origin);
+	for (size_t i = 0; i < ns->policy.deny_len; i++)
+		debug_line(dbg, "network: deny %s (%s)", ns->policy.deny[i].pattern,
+			   ns->policy.deny[i].origin);
+	if (dry_run)
+		ns->socket = xstrdup("$XDG_RUNTIME_DIR/agent-sandbox/net-XXXXXX/proxy.sock");
+	else if (rundir_session_dir(env_get(envp, "XDG_RUNTIME_DIR"), &ns->dir, err) < 0)
+		return -1;
+	else
+		ns->socket = xasprintf("%s/proxy.sock", ns->dir);
+	ns->net = (struct sandbox_net){
+	    .proxy_socket = ns->socket,
+	    .http_port = ns->policy.http_port,
+	    .socks_port = ns->policy.socks_port,
+	    .localhost = ns->policy.localhost,
+	    .localhost_len = ns->policy.localhost_len,
+	};
+	if (dry_run)
+		return 0;
+	struct proxy_options opt = {
+	    .policy = &ns->policy,
+	    .socket_path = ns->socket,
+	    .on_decision = network_decision,
+	    .ctx = (void *)sinks,
+	};
+	if (proxy_start(&ns->proxy, &opt, err) < 0)
+		return -1;
+	debug_line(dbg,
+		   "network: proxy listening on %s; inside: http 127.0.0.1:%u, socks5 "
+		   "127.0.0.1:%u",
+		   ns->socket, ns->net.http_port, ns->net.socks_port);
+	return 0;
+}
+
+static void network_stop(struct network_session *ns)
+{
+	proxy_free(ns->proxy);
+	if (ns->dir)
+		rmdir(ns->dir);
+	free(ns->dir);
+	free(ns->socket);
+	net_policy_release(&ns->policy);
+	*ns = (struct network_session){0};
+}
+
+static inline void cleanup_network_sessionp(struct network_session *ns)
+{
+	network_stop(ns);
+}
+
 static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int err_fd,
 		       const struct debug *dbg, struct error *err)
 {
@@ -139,6 +241,11 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .fd = -1, .sock = -1, .stop_pipe = {-1, -1}};
 	if (s.audit && open_audit(&s, empty, &audit, err) < 0)
 		return -1;
+	struct decision_sinks sinks = {.dbg = dbg, .audit = &audit};
+	__attribute__((cleanup(cleanup_network_sessionp))) struct network_session ns = {0};
+	bool filtered = s.cfg.network.mode == NETWORK_FILTERED;
+	if (filtered && network_start(&ns, &s, cli->dry_run, envp, dbg, &sinks, err) < 0)
+		return -1;
 
 	struct supervisor sv;
 	if (supervisor_prepare(&sv, err_fd, err) < 0) {
@@ -149,7 +256,8 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	bool new_session = !isatty(in);
 	struct sandbox_plan plan = {
 	    .policy = &s.policy,
-	    .host_network = s.cfg.network.value,
+	    .host_network = s.cfg.network.mode == NETWORK_HOST,
+	    .net = filtered ? &ns.net : NULL,
 	    .new_session = new_session,
 	    .self_exe = self,
 	    .empty_file = empty,
@@ -172,6 +280,11 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	if (cli->dry_run) {
 		supervisor_release(&sv);
 		report_dry_run(out, &args);
+		/* The proxy is part of agent-sandbox, not of the bwrap command:
+		 * say what it would allow, on stderr beside the listing. */
+		_cleanup_strbuf_ struct strbuf net = STRBUF_INIT;
+		report_network(&net, &s.cfg.network);
+		write_all(err_fd, net.buf, net.len);
 		return 0;
 	}
 
@@ -185,12 +298,17 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .err = err_fd,
 	    .seccomp_fd = seccomp_fd,
 	    .new_session = new_session,
+	    .source_fd = ns.proxy ? proxy_fd(ns.proxy) : -1,
+	    .source_ready = ns.proxy ? dispatch_proxy : NULL,
+	    .source_ctx = ns.proxy,
 	};
 	struct audit_start start = {
 	    .cwd = s.cwd,
 	    .command = cli->command,
 	    .policy = &s.policy,
-	    .host_network = s.cfg.network.value,
+	    .network = s.cfg.network.mode == NETWORK_HOST   ? "host"
+		       : s.cfg.network.mode == NETWORK_NONE ? "none"
+							    : "filtered",
 	    .read_only = s.cfg.read_only.value,
 	    .secrets_masked = s.secrets.found.len,
 	    .env_dropped = &s.env.dropped,

@@ -71,3 +71,17 @@ int rundir_empty_file(const char *xdg_runtime_dir, char **out, struct error *err
 	}
 	return error_set(err, EXIT_SETUP, "cannot create an empty file at %s", path);
 }
+
+int rundir_session_dir(const char *xdg_runtime_dir, char **out, struct error *err)
+{
+	_cleanup_free_ char *dir = is_usable_runtime_dir(xdg_runtime_dir)
+				       ? xasprintf("%s/agent-sandbox", xdg_runtime_dir)
+				       : xasprintf("/tmp/agent-sandbox-%u", (unsigned)geteuid());
+	if (ensure_private_dir(dir, err) < 0)
+		return -1;
+	_cleanup_free_ char *session = xasprintf("%s/net-XXXXXX", dir);
+	if (!mkdtemp(session))
+		return error_errno(err, EXIT_SETUP, errno, "creating a directory in %s", dir);
+	*out = steal_ptr(&session);
+	return 0;
+}

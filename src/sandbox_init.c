@@ -16,10 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "forwarder.h"
 #include "inside.h"
 
 const int sandbox_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -70,20 +73,94 @@ static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long 
 	_exit(saved == ENOENT ? 127 : 126);
 }
 
+/* Handles one signal taken from the signalfd; exits when the command has. */
+static void on_signal(const struct signalfd_siginfo *si, pid_t child)
+{
+	int sig = (int)si->ssi_signo;
+	if (sig != SIGCHLD) {
+		if (si->ssi_code == SI_USER && si->ssi_pid == 0)
+			kill(child, sig);
+		return;
+	}
+	for (;;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, WNOHANG);
+		if (pid <= 0)
+			break;
+		if (pid != child)
+			continue;
+		/* Leaving takes the whole pid namespace with us: the
+		 * kernel kills whatever the command left behind. */
+		if (WIFSIGNALED(status))
+			_exit(128 + WTERMSIG(status));
+		_exit(WEXITSTATUS(status));
+	}
+}
+
+/* Waits for signals and, with a filtered network, relays connections. */
+static _Noreturn void init_loop(const sigset_t *wanted, pid_t child, struct forwarder *fw)
+{
+	int sfd = signalfd(-1, wanted, SFD_CLOEXEC | SFD_NONBLOCK);
+	int epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (sfd < 0 || epfd < 0)
+		die("signalfd: %s", strerror(errno));
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = 0};
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev) < 0)
+		die("epoll_ctl: %s", strerror(errno));
+	ev.data.u32 = 1;
+	if (fw && epoll_ctl(epfd, EPOLL_CTL_ADD, forwarder_fd(fw), &ev) < 0)
+		die("epoll_ctl: %s", strerror(errno));
+	for (;;) {
+		struct epoll_event events[2];
+		int n = epoll_wait(epfd, events, 2, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			die("epoll_wait: %s", strerror(errno));
+		}
+		for (int i = 0; i < n; i++) {
+			if (events[i].data.u32 == 1) {
+				forwarder_dispatch(fw);
+				continue;
+			}
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				on_signal(&si, child);
+		}
+	}
+}
+
 _Noreturn void sandbox_init_main(int argc, char **argv)
 {
-	if (getpid() != 1 || argc < 7 || strcmp(argv[5], "--") != 0)
+	if (getpid() != 1 || argc < 7)
 		die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
 	int ready_fd = (int)parse_number(argv[2], 1 << 20);
 	int stderr_fd = (int)parse_number(argv[3], 1 << 20);
 	unsigned long ignored = (unsigned long)parse_number(argv[4], 0x7fffffffL);
-	char **command = argv + 6;
+	int arg = 5;
+	const char *forward = NULL;
+	for (; arg < argc && strcmp(argv[arg], "--") != 0; arg++) {
+		if (!strncmp(argv[arg], FORWARD_ARG, strlen(FORWARD_ARG)))
+			forward = argv[arg] + strlen(FORWARD_ARG);
+		else
+			die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
+	}
+	if (arg + 1 >= argc)
+		die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
+	char **command = argv + arg + 1;
+
+	/* Listening before the command starts, so that its first connection
+	 * finds the proxy. */
+	struct forwarder *fw = NULL;
+	struct error err = ERROR_INIT;
+	if (forward && forwarder_start(&fw, forward, &err) < 0)
+		die("network: %s", err.msg);
 
 	if (fcntl(ready_fd, F_SETFD, FD_CLOEXEC) < 0 || fcntl(stderr_fd, F_SETFD, FD_CLOEXEC) < 0)
 		die("inherited descriptors are missing: %s", strerror(errno));
 
 	/* A pid 1 only receives signals it has a handler for, even blocked
-	 * ones; the handler never runs because they are taken by sigwaitinfo. */
+	 * ones; the handler never runs because they are taken by the signalfd. */
 	sigset_t wanted, original;
 	sigemptyset(&wanted);
 	sigaddset(&wanted, SIGCHLD);
@@ -109,31 +186,5 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 		;
 	close(ready_fd);
 
-	for (;;) {
-		siginfo_t info;
-		int sig = sigwaitinfo(&wanted, &info);
-		if (sig < 0) {
-			if (errno == EINTR)
-				continue;
-			die("sigwaitinfo: %s", strerror(errno));
-		}
-		if (sig != SIGCHLD) {
-			if (info.si_code == SI_USER && info.si_pid == 0)
-				kill(child, sig);
-			continue;
-		}
-		for (;;) {
-			int status;
-			pid_t pid = waitpid(-1, &status, WNOHANG);
-			if (pid <= 0)
-				break;
-			if (pid != child)
-				continue;
-			/* Leaving takes the whole pid namespace with us: the
-			 * kernel kills whatever the command left behind. */
-			if (WIFSIGNALED(status))
-				_exit(128 + WTERMSIG(status));
-			_exit(WEXITSTATUS(status));
-		}
-	}
+	init_loop(&wanted, child, fw);
 }

@@ -1,9 +1,11 @@
 /* The first process inside the sandbox: agent-sandbox itself, run by bwrap
  * as pid 1. It starts the command, passes on signals that come from the
- * host, reaps orphans, and exits with the command's status. */
+ * host, reaps orphans, relays the filtered network's connections to the
+ * host's proxy, and exits with the command's status. */
 #pragma once
 
-/* argv: SANDBOX_SELF SANDBOX_INIT_ARG READY_FD STDERR_FD IGNORED_MASK -- CMD...
+/* argv: SANDBOX_SELF SANDBOX_INIT_ARG READY_FD STDERR_FD IGNORED_MASK
+ * [--forward=SPEC] -- CMD...
  * Never returns. */
 _Noreturn void sandbox_init_main(int argc, char **argv);
 

@@ -110,8 +110,16 @@ static void apply_cli(struct config *cfg, const struct cli *cli)
 		rule_list_add(&cfg->rules, r->pattern, r->level, LAYER_CLI, r->origin);
 	}
 	if (cli->network != UNSET)
-		config_set(&cfg->network, cli->network == YES, LAYER_CLI,
-			   cli->network == YES ? "--network=true" : "--network=false");
+		config_set_network_mode(
+		    &cfg->network, cli->network == YES ? NETWORK_HOST : NETWORK_NONE, LAYER_CLI,
+		    cli->network == YES ? "--network=true" : "--network=false");
+	/* --allow-host asks for the filtered network even when a config file
+	 * chose another mode. */
+	for (size_t i = 0; i < cli->allow_hosts.len; i++)
+		net_list_add(&cfg->network.allow, cli->allow_hosts.items[i], NULL, LAYER_CLI,
+			     "--allow-host");
+	if (cli->allow_hosts.len && cfg->network.mode != NETWORK_FILTERED)
+		config_set_network_mode(&cfg->network, NETWORK_FILTERED, LAYER_CLI, "--allow-host");
 	if (cli->docker != UNSET)
 		config_set(&cfg->docker, cli->docker == YES, LAYER_CLI, "--docker");
 	if (cli->read_only != UNSET)
@@ -224,6 +232,11 @@ static int build_wrappers(struct session *s, char *const *envp, const struct deb
 	return 0;
 }
 
+static const char *network_origin(const struct network_config *n)
+{
+	return n->layer == LAYER_BUILTIN ? "default" : n->origin;
+}
+
 int session_build(struct session *s, const struct cli *cli, char *const *envp,
 		  const struct debug *dbg, struct error *err)
 {
@@ -243,7 +256,7 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 		debug_line(dbg, "config: command line: %zu rule%s", cli->rules.len,
 			   cli->rules.len == 1 ? "" : "s");
 	debug_line(dbg, "merge: network=%s (%s), docker=%s (%s), read-only=%s (%s)",
-		   s->cfg.network.value ? "host" : "none", setting_origin(&s->cfg.network),
+		   network_mode_name(s->cfg.network.mode), network_origin(&s->cfg.network),
 		   s->cfg.docker.value ? "exposed" : "hidden", setting_origin(&s->cfg.docker),
 		   s->cfg.read_only.value ? "yes" : "no", setting_origin(&s->cfg.read_only));
 

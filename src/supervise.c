@@ -227,14 +227,15 @@ static void explain_setup_failure(const char *bwrap_says, struct error *err)
 static int watch_loop(struct supervisor *sv, const struct supervise_request *req, struct watch *w,
 		      int sigfd)
 {
-	struct pollfd pfd[4] = {
+	struct pollfd pfd[5] = {
 	    {.fd = sigfd, .events = POLLIN},
 	    {.fd = sv->ready_pipe[0], .events = POLLIN},
 	    {.fd = sv->stderr_pipe[0], .events = POLLIN},
 	    {.fd = sv->info_pipe[0], .events = POLLIN},
+	    {.fd = req->source_ready ? req->source_fd : -1, .events = POLLIN},
 	};
 	while (!w->exited) {
-		if (poll(pfd, 4, -1) < 0) {
+		if (poll(pfd, 5, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -244,6 +245,8 @@ static int watch_loop(struct supervisor *sv, const struct supervise_request *req
 			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 				on_signal(w, &si, req);
 		}
+		if (pfd[4].revents & POLLIN)
+			req->source_ready(req->source_ctx);
 		for (int k = 1; k < 4; k++) {
 			if (!pfd[k].revents)
 				continue;

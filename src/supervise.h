@@ -27,6 +27,12 @@ struct supervise_request {
 	int in, out, err;
 	int seccomp_fd;	  /* inherited by bwrap, or -1 */
 	bool new_session; /* the sandbox has its own session (no terminal) */
+	/* Another event source served while the sandbox runs (the network
+	 * proxy): source_ready(source_ctx) when source_fd is readable. Unused
+	 * when source_ready is NULL. */
+	int source_fd;
+	void (*source_ready)(void *ctx);
+	void *source_ctx;
 };
 
 /* Runs bwrap and waits. Returns the command's exit status (128+N for a

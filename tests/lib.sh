@@ -86,8 +86,40 @@ setup_test()
 	cd "$T/work" || exit 1
 }
 
+# Starts a static HTTP server for directory $1 on a free port of the
+# host's loopback and sets $http_port; teardown stops it.
+start_http_server()
+{
+	py=python3
+	[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+	portfile=$(mktemp "$T/port.XXXXXX")
+	rm -f "$portfile"
+	"$py" -c '
+import http.server, os, sys
+os.chdir(sys.argv[1])
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+with open(sys.argv[2] + ".tmp", "w") as f:
+    f.write(str(server.server_address[1]))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+server.serve_forever()
+' "$1" "$portfile" >/dev/null 2>&1 &
+	echo $! >>"$T/pids"
+	for _ in $(seq 100); do
+		[ -s "$portfile" ] && break
+		sleep 0.05
+	done
+	http_port=$(cat "$portfile" 2>/dev/null) || fail "the test HTTP server did not start"
+}
+
 teardown_test()
 {
+	if [ -s "$T/pids" ]; then
+		# shellcheck disable=SC2046
+		kill $(cat "$T/pids") 2>/dev/null
+	fi
 	cd /
 	chmod -R u+rwX "$T" 2>/dev/null
 	rm -rf "$T"

@@ -123,7 +123,9 @@ test_flag_errors_name_the_flag()
 --cmd git||--cmd
 --cmd git=@nope||@nope
 --cmd a/b=false||a/b
---allow-host example.com||--allow-host
+--allow-host a.*.example.com||--allow-host
+--allow-host @nope||unknown host group
+--allow-host x.com --network=false||--allow-host cannot be combined
 CASES
 }
 

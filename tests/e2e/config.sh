@@ -59,7 +59,7 @@ test_bad_configs_are_rejected_with_file_line_and_column()
 {"filesystem": {"ro": [1]}}|1:24|array of paths
 {"read-only": "yes"}|1:15|true or false
 {"docker": 1}|1:12|true or false
-{"network": "on"}|1:13|true or false
+{"network": "on"}|1:13|true (host network), false (no network) or an object
 {"filesystem": {"presets": ["@nope"]}}|1:29|unknown preset
 {"filesystem": {"presets": ["@bse"]}}|1:29|did you mean "@base"
 {"filesystem": {"ro": ["[abc"]}}|1:24|glob
@@ -86,7 +86,11 @@ test_bad_configs_are_rejected_with_file_line_and_column()
 {"commands": {"git": "@nope"}}|1:22|unknown command preset
 {"commands": {"git": "true"}}|1:22|without quotes
 {"commands": {"a/b": false}}|1:15|not a command name
-{"network": {"allow": []}}|1:13|not supported by this version
+{"network": {"allow": ["a.*.com"]}}|1:24|"*" may only stand alone
+{"network": {"deny": ["@agent"]}}|1:23|did you mean "@agents"
+{"network": {"localhost": [70000]}}|1:28|port number from 1 to 65535
+{"network": {"resolve": {"mirror.test": "mirror"}}}|1:41|IPv4 or IPv6 address
+{"network": {"proxy": true}}|1:14|unknown key "proxy" in "network"
 CASES
 }
 

@@ -23,17 +23,35 @@ test_dry_run_shows_rules_from_flags()
 		fail "no read-only bind for $T/work/locked"
 }
 
-test_dry_run_unshares_the_network_only_when_disabled()
+test_dry_run_shares_the_network_only_when_the_host_network_is_asked_for()
 {
 	sbx --dry-run true
-	expect_out_lacks --unshare-net
+	expect_out_contains --unshare-net
+	expect_out_contains HTTPS_PROXY
 	sbx --dry-run --network=false true
 	expect_out_contains --unshare-net
+	expect_out_lacks HTTPS_PROXY
+	sbx --dry-run --network=true true
+	expect_out_lacks --unshare-net
+	expect_out_lacks HTTPS_PROXY
 }
 
-test_network_false_leaves_only_loopback()
+test_dry_run_shows_the_network_mode_and_lists_on_stderr()
+{
+	sbx --dry-run --allow-host example.com true
+	expect_status 0
+	expect_err_contains "network            filtered (default)"
+	expect_err_contains "allow            @agents (default)"
+	expect_err_contains "allow            example.com (--allow-host)"
+	expect_out_lacks "network            filtered"
+}
+
+test_network_false_and_filtered_leave_only_loopback()
 {
 	sbx --network=false sh -c 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "'
+	expect_status 0
+	expect_out lo
+	sbx sh -c 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "'
 	expect_status 0
 	expect_out lo
 	sbx --network=true sh -c 'tail -n +3 /proc/net/dev | wc -l'
@@ -81,8 +99,25 @@ test_policy_marks_read_only_mode_and_settings()
 {
 	sbx policy --read-only --network=false
 	expect_status 0
+	expect_out_contains "network            none (loopback only) (--network=false)"
 	expect_out_contains "read-only          yes (--read-only)"
 	expect_out_contains "made ro by read-only mode"
+}
+
+test_policy_shows_the_filtered_network_lists_with_their_origins()
+{
+	printf '{"network": {"allow": ["*.example.com"], "deny": ["bad.example.com"],\n' >.agent-sandbox.json
+	printf ' "localhost": [5432], "resolve": {"mirror.test": "10.0.0.5"}}}\n' >>.agent-sandbox.json
+	sbx policy --allow-host api.example.org
+	expect_status 0
+	p="$T/work/.agent-sandbox.json"
+	expect_out_contains "network            filtered ($p:1:13)"
+	expect_out_contains "  allow            @git-hosts (default)"
+	expect_out_contains "  allow            *.example.com ($p:1:24)"
+	expect_out_contains "  allow            api.example.org (--allow-host)"
+	expect_out_contains "  deny             bad.example.com ($p:1:51)"
+	expect_out_contains "  localhost port   5432 ($p:2:16)"
+	expect_out_contains "  resolve          mirror.test -> 10.0.0.5 ($p:2:35)"
 }
 
 test_policy_rejects_a_command()

@@ -44,6 +44,15 @@ static void assert_setting(const struct config_setting *s, bool value, enum laye
 			  layer_name(s->layer), s->origin, value, layer_name(layer), origin);
 }
 
+static void assert_network(const struct network_config *n, enum network_mode mode, enum layer layer,
+			   const char *origin, const char *what)
+{
+	if (n->mode != mode || n->layer != layer || strcmp(n->origin, origin) != 0)
+		unit_fail("%s: got %s (%s, %s), expected %s (%s, %s)", what,
+			  network_mode_name(n->mode), layer_name(n->layer), n->origin,
+			  network_mode_name(mode), layer_name(layer), origin);
+}
+
 static const char valid_config[] = "{\n"
 				   "\t// the filesystem rules\n"
 				   "\t\"filesystem\": {\n"
@@ -77,7 +86,7 @@ static void config_loads_every_supported_key_with_its_position(void **state)
 	assert_string_equal(cfg.presets.items[1], "@git-strict");
 	assert_setting(&cfg.docker, true, LAYER_GLOBAL, "g.jsonc:9:12", "docker");
 	assert_setting(&cfg.read_only, false, LAYER_GLOBAL, "g.jsonc:10:15", "read-only");
-	assert_setting(&cfg.network, false, LAYER_GLOBAL, "g.jsonc:11:13", "network");
+	assert_network(&cfg.network, NETWORK_NONE, LAYER_GLOBAL, "g.jsonc:11:13", "network");
 	assert_int_equal(cfg.files.len, 1);
 	assert_string_equal(cfg.files.items[0], "g.jsonc");
 	assert_int_equal(cfg.notes.len, 1);
@@ -93,7 +102,9 @@ static void config_keeps_defaults_when_file_is_empty_object(void **state)
 	assert_int_equal(cfg.presets.len, 0);
 	assert_setting(&cfg.docker, false, LAYER_BUILTIN, "default", "docker");
 	assert_setting(&cfg.read_only, false, LAYER_BUILTIN, "default", "read-only");
-	assert_setting(&cfg.network, true, LAYER_BUILTIN, "default", "network");
+	assert_network(&cfg.network, NETWORK_FILTERED, LAYER_BUILTIN, "default", "network");
+	assert_int_equal(cfg.network.allow.len, 3);
+	assert_string_equal(cfg.network.allow.items[0].name, "@agents");
 	assert_int_equal(cfg.files.len, 1);
 }
 
@@ -124,7 +135,38 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 	     "expected true or false for \"read-only\", not a number"},
 	    {"{\"docker\": null}", "1:12", "expected true or false for \"docker\", not null"},
 	    {"{\"network\": \"filtered\"}", "1:13",
-	     "expected true or false for \"network\", not a string"},
+	     "expected true (host network), false (no network) or an object like {\"allow\": "
+	     "[...]} (filtered) for \"network\", not a string"},
+	    {"{\"network\": {\"alow\": []}}", "1:14",
+	     "unknown key \"alow\" in \"network\"; did you mean \"allow\"?"},
+	    {"{\"network\": {\"allow\": \"x.com\"}}", "1:23",
+	     "expected an array of host names, \"*.domain\" patterns or @groups for \"allow\", "
+	     "not a string"},
+	    {"{\"network\": {\"allow\": [\"a.*.com\"]}}", "1:24",
+	     "in \"allow\": host pattern \"a.*.com\": \"*\" may only stand alone or as the "
+	     "first label"},
+	    {"{\"network\": {\"deny\": [\"http://x.com/\"]}}", "1:23",
+	     "in \"deny\": host pattern \"http://x.com/\" is not a host name"},
+	    {"{\"network\": {\"allow\": [\"@agent\"]}}", "1:24",
+	     "unknown host group \"@agent\" in \"allow\"; did you mean \"@agents\"?"},
+	    {"{\"network\": {\"allow\": [\"*.10.0.0.1\"]}}", "1:24",
+	     "in \"allow\": host pattern \"*.10.0.0.1\": a wildcard cannot apply to an IP "
+	     "address"},
+	    {"{\"network\": {\"localhost\": [0]}}", "1:28",
+	     "expected a port number from 1 to 65535 in \"localhost\", but element 1 is out of "
+	     "range"},
+	    {"{\"network\": {\"localhost\": [\"80\"]}}", "1:28",
+	     "expected a port number from 1 to 65535 in \"localhost\", but element 1 is a "
+	     "string"},
+	    {"{\"network\": {\"localhost\": 80}}", "1:27",
+	     "expected an array of port numbers like [5432, 3000] for \"localhost\", not a number"},
+	    {"{\"network\": {\"resolve\": {\"a.test\": \"mirror\"}}}", "1:36",
+	     "expected an IPv4 or IPv6 address for \"a.test\" in \"resolve\""},
+	    {"{\"network\": {\"resolve\": {\"10.0.0.1\": \"10.0.0.2\"}}}", "1:26",
+	     "\"resolve\" key \"10.0.0.1\" is not a host name"},
+	    {"{\"network\": {\"resolve\": []}}", "1:25",
+	     "expected an object like {\"mirror.internal\": \"10.0.0.5\"} for \"resolve\", not "
+	     "an array"},
 	    {"{\"filesystem\": []}", "1:16",
 	     "expected an object like {\"ro\": [...], \"rw\": [...]} for \"filesystem\", not an "
 	     "array"},
@@ -158,9 +200,6 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 	    {"{\"filesystem\": {\"rw\": [\"x\\\\\"]}}", "1:24",
 	     "in \"rw\": invalid glob \"x\\\": trailing backslash"},
 	    {"{\"filesystem\": {\"rw\": [\"\"]}}", "1:24", "in \"rw\": empty path"},
-	    {"{\"network\": {\"allow\": [\"github.com\"]}}", "1:13",
-	     "a \"network\" object (domain allow and deny lists) is not supported by this "
-	     "version of agent-sandbox yet; use true (host network) or false (no network)"},
 	    {"[\"ro\"]", "1:1", "expected a JSON object at the top level, not an array"},
 	    {"null // nothing", "1:1", "expected a JSON object at the top level, not null"},
 	    {"{\"docker\": tru}", "1:12", "unquoted word 'tru'; strings need double quotes"},
@@ -282,7 +321,7 @@ static void config_merges_layers_by_concatenating_arrays_and_overriding_scalars(
 	assert_string_equal(cfg.presets.items[0], "!@caches");
 	assert_string_equal(cfg.presets.items[1], "@caches");
 	assert_setting(&cfg.docker, false, LAYER_PROJECT, "p.json:3:12", "docker");
-	assert_setting(&cfg.network, false, LAYER_GLOBAL, "g.json:1:29", "network");
+	assert_network(&cfg.network, NETWORK_NONE, LAYER_GLOBAL, "g.json:1:29", "network");
 	assert_setting(&cfg.read_only, true, LAYER_PROJECT, "p.json:3:32", "read-only");
 	assert_int_equal(cfg.files.len, 2);
 	assert_string_equal(cfg.files.items[0], "g.json");
@@ -345,7 +384,7 @@ static void config_layers_global_then_project_then_command_line(void **state)
 	assert_rule(&s.cfg.rules.items[1], "p", ACCESS_RW, LAYER_PROJECT, p_origin, 1);
 	assert_rule(&s.cfg.rules.items[2], "c", ACCESS_EXCLUDE, LAYER_CLI, "--exclude", 2);
 	assert_setting(&s.cfg.docker, true, LAYER_GLOBAL, docker_origin, "docker");
-	assert_setting(&s.cfg.network, true, LAYER_PROJECT, network_origin, "network");
+	assert_network(&s.cfg.network, NETWORK_HOST, LAYER_PROJECT, network_origin, "network");
 	assert_setting(&s.cfg.read_only, false, LAYER_CLI, "--read-only", "read-only");
 }
 
@@ -369,7 +408,7 @@ static void config_flag_replaces_project_config_when_given(void **state)
 	assert_int_equal(s.cfg.rules.len, 2);
 	assert_rule(&s.cfg.rules.items[1], "o", ACCESS_EXCLUDE, LAYER_PROJECT, o_origin, 1);
 	/* The project file's network=true and read-only=true were never read. */
-	assert_false(s.cfg.network.value);
+	assert_int_equal(s.cfg.network.mode, NETWORK_NONE);
 	assert_int_equal(s.cfg.network.layer, LAYER_GLOBAL);
 	assert_false(s.cfg.read_only.value);
 	assert_int_equal(s.cfg.read_only.layer, LAYER_BUILTIN);

@@ -1,0 +1,223 @@
+/* This file relays loopback connections inside the sandbox to the host's
+ * proxy. It decides nothing: the proxy checks every request, including the
+ * localhost preamble, so a process that talks to the socket directly gains
+ * nothing. Runs in the init, which exits (and takes these connections with
+ * it) when the command does. */
+#include "forwarder.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "proxy.h"
+#include "relay.h"
+#include "xalloc.h"
+
+struct fw_endpoint {
+	bool listener;
+	int fd;
+	uint32_t events;
+	bool added;
+	struct fw_conn *conn; /* NULL for a listener */
+	int side;
+	unsigned port;	/* listener: its port */
+	bool localhost; /* listener: a network.localhost port */
+};
+
+struct fw_conn {
+	struct fw_endpoint ep[2]; /* 0: the client inside, 1: the proxy socket */
+	struct relay relay;
+	bool dead;
+	struct fw_conn *next_dead;
+};
+
+struct forwarder {
+	int epfd;
+	struct fw_endpoint *listeners;
+	size_t nlisteners;
+	struct fw_conn *dead;
+};
+
+static void ep_update(struct forwarder *fw, struct fw_endpoint *ep, uint32_t want)
+{
+	if (!want) {
+		if (ep->added)
+			epoll_ctl(fw->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
+		ep->added = false;
+		ep->events = 0;
+		return;
+	}
+	if (ep->added && ep->events == want)
+		return;
+	struct epoll_event ev = {.events = want, .data.ptr = ep};
+	if (epoll_ctl(fw->epfd, ep->added ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, ep->fd, &ev) == 0) {
+		ep->added = true;
+		ep->events = want;
+	}
+}
+
+static int listen_on(int family, unsigned port, int *out)
+{
+	_cleanup_close_ int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	struct sockaddr_storage ss = {0};
+	socklen_t len;
+	if (family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		a->sin6_addr = in6addr_loopback;
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		len = sizeof(*a);
+	}
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, SOMAXCONN) < 0)
+		return -errno;
+	*out = steal_fd(&fd);
+	return 0;
+}
+
+static void add_listener(struct forwarder *fw, int fd, unsigned port, bool localhost)
+{
+	fw->listeners = xreallocarray(fw->listeners, fw->nlisteners + 1, sizeof(*fw->listeners));
+	fw->listeners[fw->nlisteners++] =
+	    (struct fw_endpoint){.listener = true, .fd = fd, .port = port, .localhost = localhost};
+}
+
+int forwarder_start(struct forwarder **out, const char *spec, struct error *err)
+{
+	struct forwarder *fw = xcalloc(1, sizeof(*fw));
+	fw->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (fw->epfd < 0)
+		return error_errno(err, EXIT_SETUP, errno, "epoll_create1");
+	_cleanup_free_ char *copy = xstrdup(spec);
+	char *save = NULL;
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(item, ':');
+		char *end = NULL;
+		long port = colon ? strtol(colon + 1, &end, 10) : 0;
+		if (!colon || !end || *end || port < 1 || port > 65535)
+			return error_set(err, EXIT_SETUP, "invalid forward \"%s\"", item);
+		*colon = '\0';
+		bool localhost = !strcmp(item, "localhost");
+		if (!localhost && strcmp(item, "proxy"))
+			return error_set(err, EXIT_SETUP, "invalid forward kind \"%s\"", item);
+		int fd;
+		int r = listen_on(AF_INET, (unsigned)port, &fd);
+		if (r < 0)
+			return error_errno(err, EXIT_SETUP, -r, "listening on 127.0.0.1 port %ld",
+					   port);
+		add_listener(fw, fd, (unsigned)port, localhost);
+		/* Clients that try ::1 first (for "localhost") find it too;
+		 * a namespace without IPv6 simply has no ::1. */
+		if (localhost && listen_on(AF_INET6, (unsigned)port, &fd) == 0)
+			add_listener(fw, fd, (unsigned)port, localhost);
+	}
+	for (size_t i = 0; i < fw->nlisteners; i++)
+		ep_update(fw, &fw->listeners[i], EPOLLIN);
+	*out = fw;
+	return 0;
+}
+
+int forwarder_fd(const struct forwarder *fw)
+{
+	return fw->epfd;
+}
+
+static void conn_close(struct forwarder *fw, struct fw_conn *c)
+{
+	if (c->dead)
+		return;
+	c->dead = true;
+	for (int i = 0; i < 2; i++)
+		close(c->ep[i].fd);
+	c->next_dead = fw->dead;
+	fw->dead = c;
+}
+
+static int connect_proxy(void)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	strcpy(addr.sun_path, SANDBOX_PROXY_SOCKET);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void pump(struct forwarder *fw, struct fw_conn *c)
+{
+	if (relay_pump(&c->relay) <= 0) {
+		conn_close(fw, c);
+		return;
+	}
+	ep_update(fw, &c->ep[0], relay_events(&c->relay, 0));
+	ep_update(fw, &c->ep[1], relay_events(&c->relay, 1));
+}
+
+static void on_accept(struct forwarder *fw, struct fw_endpoint *l)
+{
+	for (int i = 0; i < 64; i++) {
+		int client = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (client < 0)
+			return;
+		int upstream = connect_proxy();
+		if (upstream < 0) {
+			/* The proxy is gone or overloaded: the client sees the
+			 * connection close instead of hanging. */
+			close(client);
+			continue;
+		}
+		int one = 1;
+		setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		struct fw_conn *c = xcalloc(1, sizeof(*c));
+		c->ep[0] = (struct fw_endpoint){.fd = client, .conn = c, .side = 0};
+		c->ep[1] = (struct fw_endpoint){.fd = upstream, .conn = c, .side = 1};
+		relay_init(&c->relay, client, upstream);
+		if (l->localhost) {
+			uint8_t preamble[3] = {PROXY_LOCALHOST_PREAMBLE, (uint8_t)(l->port >> 8),
+					       (uint8_t)l->port};
+			relay_queue(&c->relay, 0, preamble, sizeof(preamble));
+		}
+		pump(fw, c);
+	}
+}
+
+void forwarder_dispatch(struct forwarder *fw)
+{
+	struct epoll_event events[64];
+	int n = epoll_wait(fw->epfd, events, ARRAY_SIZE(events), 0);
+	for (int i = 0; i < n; i++) {
+		struct fw_endpoint *ep = events[i].data.ptr;
+		if (ep->listener)
+			on_accept(fw, ep);
+		else if (!ep->conn->dead)
+			pump(fw, ep->conn);
+	}
+	while (fw->dead) {
+		struct fw_conn *c = fw->dead;
+		fw->dead = c->next_dead;
+		relay_release(&c->relay);
+		free(c);
+	}
+}
