@@ -26,7 +26,42 @@ static const char *field(struct json_object *r, const char *key)
 static bool is_denial(struct json_object *r)
 {
 	const char *event = field(r, "event");
-	return event && !strcmp(event, "blocked");
+	const char *decision = field(r, "decision");
+	return event && (!strcmp(event, "blocked") ||
+			 (!strcmp(event, "network") && decision && !strcmp(decision, "refused")));
+}
+
+/* One row per record: control characters (a host name as a client sent it,
+ * say) would break it. */
+static void add_text(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++)
+		strbuf_addch(sb, (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
+}
+
+static void add_network(struct strbuf *sb, struct json_object *r)
+{
+	const char *decision = field(r, "decision");
+	add_text(sb, decision ? decision : "?");
+	strbuf_addch(sb, ' ');
+	add_text(sb, field(r, "protocol"));
+	strbuf_addch(sb, ' ');
+	add_text(sb, field(r, "host"));
+	strbuf_addch(sb, ':');
+	add_text(sb, field(r, "port"));
+	if (field(r, "address")) {
+		strbuf_addstr(sb, " (");
+		add_text(sb, field(r, "address"));
+		strbuf_addch(sb, ')');
+	}
+	if (field(r, "bytes_out"))
+		strbuf_addf(sb, ", %s bytes out, %s in, %s ms", field(r, "bytes_out"),
+			    field(r, "bytes_in") ? field(r, "bytes_in") : "?",
+			    field(r, "duration_ms") ? field(r, "duration_ms") : "?");
+	if (field(r, "reason")) {
+		strbuf_addstr(sb, ": ");
+		add_text(sb, field(r, "reason"));
+	}
 }
 
 static void add_joined(struct strbuf *sb, struct json_object *r, const char *key)
@@ -35,12 +70,9 @@ static void add_joined(struct strbuf *sb, struct json_object *r, const char *key
 	if (!json_object_object_get_ex(r, key, &arr) || !json_object_is_type(arr, json_type_array))
 		return;
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		const char *s = json_object_get_string(json_object_array_get_idx(arr, i));
 		if (i)
 			strbuf_addch(sb, ' ');
-		/* One row per record: control characters would break it. */
-		for (; s && *s; s++)
-			strbuf_addch(sb, (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
+		add_text(sb, json_object_get_string(json_object_array_get_idx(arr, i)));
 	}
 }
 
@@ -70,7 +102,10 @@ static void add_row(struct strbuf *sb, struct json_object *r)
 			strbuf_addf(sb, ": %s", field(r, "error"));
 	} else if (event && !strcmp(event, "blocked")) {
 		add_joined(sb, r, "argv");
-		strbuf_addf(sb, ": %s", field(r, "reason") ? field(r, "reason") : "");
+		strbuf_addstr(sb, ": ");
+		add_text(sb, field(r, "reason"));
+	} else if (event && !strcmp(event, "network")) {
+		add_network(sb, r);
 	}
 	strbuf_addch(sb, '\n');
 }

@@ -220,6 +220,9 @@ test_audit_log_records_each_decision()
 	grep '"event":"network"' "$log" | grep '"decision":"refused"' |
 		grep -q '"host":"other.example"' || fail "no refused record: $(cat "$log")"
 	grep '"event":"start"' "$log" | grep -q '"network":"filtered"' || fail "start record lacks the mode"
+	sbx log --blocked
+	expect_out_contains "refused http other.example:80"
+	expect_out_lacks "test.example"
 }
 
 test_the_proxy_socket_and_its_directory_are_removed_afterwards()
