@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -282,6 +283,17 @@ static void restore_foreground(int tty_fd, bool was_foreground)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The host side may hold a descriptor pair per proxied connection; bwrap
+ * and the sandbox keep the caller's limit (raised only after the fork). */
+static void raise_descriptor_limit(void)
+{
+	struct rlimit lim;
+	if (getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur >= lim.rlim_max)
+		return;
+	lim.rlim_cur = lim.rlim_max < 65536 ? lim.rlim_max : 65536;
+	setrlimit(RLIMIT_NOFILE, &lim);
+}
+
 int supervisor_run(struct supervisor *sv, const struct supervise_request *req, struct error *err)
 {
 	_cleanup_close_ int args_fd = args_memfd(req->args, req->command_start, err);
@@ -317,6 +329,7 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 	}
 	if (w.bwrap == 0)
 		exec_bwrap(sv, req, argv.items, args_fd, &original);
+	raise_descriptor_limit();
 
 	close_fd(&sv->ready_pipe[1]);
 	close_fd(&sv->stderr_pipe[1]);
