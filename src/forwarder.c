@@ -1,8 +1,9 @@
-/* This file relays loopback connections inside the sandbox to the host's
- * proxy. It decides nothing: the proxy checks every request, including the
- * localhost preamble, so a process that talks to the socket directly gains
- * nothing. Runs in the init, which exits (and takes these connections with
- * it) when the command does. */
+/* This file hands loopback connections inside the sandbox to the host's
+ * proxy: each accepted socket travels over the proxy's unix socket
+ * (SCM_RIGHTS), and the proxy talks to the client directly. It decides
+ * nothing: the proxy checks every request, including the localhost
+ * preamble, so a process that talks to the socket directly gains nothing.
+ * Runs in the init. */
 #include "forwarder.h"
 
 #include <errno.h>
@@ -18,32 +19,20 @@
 
 #include "cleanup.h"
 #include "proxy.h"
-#include "relay.h"
 #include "xalloc.h"
 
 struct fw_endpoint {
-	bool listener;
 	int fd;
 	uint32_t events;
 	bool added;
-	struct fw_conn *conn; /* NULL for a listener */
-	int side;
-	unsigned port;	/* listener: its port */
-	bool localhost; /* listener: a network.localhost port */
-};
-
-struct fw_conn {
-	struct fw_endpoint ep[2]; /* 0: the client inside, 1: the proxy socket */
-	struct relay relay;
-	bool dead;
-	struct fw_conn *next_dead;
+	unsigned port;	/* its port */
+	bool localhost; /* a network.localhost port */
 };
 
 struct forwarder {
 	int epfd;
 	struct fw_endpoint *listeners;
 	size_t nlisteners;
-	struct fw_conn *dead;
 };
 
 static void ep_update(struct forwarder *fw, struct fw_endpoint *ep, uint32_t want)
@@ -97,7 +86,7 @@ static void add_listener(struct forwarder *fw, int fd, unsigned port, bool local
 {
 	fw->listeners = xreallocarray(fw->listeners, fw->nlisteners + 1, sizeof(*fw->listeners));
 	fw->listeners[fw->nlisteners++] =
-	    (struct fw_endpoint){.listener = true, .fd = fd, .port = port, .localhost = localhost};
+	    (struct fw_endpoint){.fd = fd, .port = port, .localhost = localhost};
 }
 
 int forwarder_start(struct forwarder **out, const char *spec, struct error *err)
@@ -140,17 +129,6 @@ int forwarder_fd(const struct forwarder *fw)
 	return fw->epfd;
 }
 
-static void conn_close(struct forwarder *fw, struct fw_conn *c)
-{
-	if (c->dead)
-		return;
-	c->dead = true;
-	for (int i = 0; i < 2; i++)
-		close(c->ep[i].fd);
-	c->next_dead = fw->dead;
-	fw->dead = c;
-}
-
 static int connect_proxy(void)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
@@ -165,41 +143,48 @@ static int connect_proxy(void)
 	return fd;
 }
 
-static void pump(struct forwarder *fw, struct fw_conn *c)
+/* Passes the client's socket to the proxy, with the localhost preamble
+ * when the client came to a network.localhost port. */
+static void hand_off(const struct fw_endpoint *l, int client)
 {
-	if (relay_pump(&c->relay) <= 0) {
-		conn_close(fw, c);
-		return;
-	}
-	ep_update(fw, &c->ep[0], relay_events(&c->relay, 0));
-	ep_update(fw, &c->ep[1], relay_events(&c->relay, 1));
+	_cleanup_close_ int proxy = connect_proxy();
+	if (proxy < 0)
+		return; /* the proxy is gone: the client sees the connection close */
+	uint8_t data[4] = {PROXY_HANDOFF, PROXY_LOCALHOST_PREAMBLE, (uint8_t)(l->port >> 8),
+			   (uint8_t)l->port};
+	struct iovec iov = {.iov_base = data, .iov_len = l->localhost ? 4 : 1};
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} control;
+	memset(&control, 0, sizeof(control));
+	struct msghdr msg = {
+	    .msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = control.buf,
+	    .msg_controllen = sizeof(control.buf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &client, sizeof(int));
+	ssize_t n;
+	do
+		n = sendmsg(proxy, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
 }
 
-static void on_accept(struct forwarder *fw, struct fw_endpoint *l)
+static void on_accept(const struct fw_endpoint *l)
 {
 	for (int i = 0; i < 64; i++) {
-		int client = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int client = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (client < 0)
 			return;
-		int upstream = connect_proxy();
-		if (upstream < 0) {
-			/* The proxy is gone or overloaded: the client sees the
-			 * connection close instead of hanging. */
-			close(client);
-			continue;
-		}
 		int one = 1;
 		setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		struct fw_conn *c = xcalloc(1, sizeof(*c));
-		c->ep[0] = (struct fw_endpoint){.fd = client, .conn = c, .side = 0};
-		c->ep[1] = (struct fw_endpoint){.fd = upstream, .conn = c, .side = 1};
-		relay_init(&c->relay, client, upstream);
-		if (l->localhost) {
-			uint8_t preamble[3] = {PROXY_LOCALHOST_PREAMBLE, (uint8_t)(l->port >> 8),
-					       (uint8_t)l->port};
-			relay_queue(&c->relay, 0, preamble, sizeof(preamble));
-		}
-		pump(fw, c);
+		hand_off(l, client);
+		close(client);
 	}
 }
 
@@ -207,17 +192,6 @@ void forwarder_dispatch(struct forwarder *fw)
 {
 	struct epoll_event events[64];
 	int n = epoll_wait(fw->epfd, events, ARRAY_SIZE(events), 0);
-	for (int i = 0; i < n; i++) {
-		struct fw_endpoint *ep = events[i].data.ptr;
-		if (ep->listener)
-			on_accept(fw, ep);
-		else if (!ep->conn->dead)
-			pump(fw, ep->conn);
-	}
-	while (fw->dead) {
-		struct fw_conn *c = fw->dead;
-		fw->dead = c->next_dead;
-		relay_release(&c->relay);
-		free(c);
-	}
+	for (int i = 0; i < n; i++)
+		on_accept(events[i].data.ptr);
 }

@@ -45,7 +45,17 @@ struct endpoint {
 	int side; /* 0: the sandbox's side, 1: the upstream server */
 };
 
-enum conn_state { ST_HEAD, ST_SOCKS_REQUEST, ST_RESOLVING, ST_CONNECTING, ST_RELAY };
+enum conn_state {
+	ST_HEAD,
+	ST_SOCKS_REQUEST,
+	ST_RESOLVING,
+	ST_CONNECTING,
+	ST_RELAY,
+	ST_LINGER, /* refused: our side is shut, reading the client out */
+};
+
+/* How long a refused client may keep sending before it is cut off. */
+#define LINGER_SECONDS 2
 enum conn_proto { PROTO_UNKNOWN, PROTO_HTTP, PROTO_SOCKS, PROTO_LOCAL };
 
 struct address {
@@ -62,6 +72,7 @@ struct conn {
 	bool http_forward;
 	bool dead;
 	bool decided; /* the decision has been emitted */
+	bool handed;  /* ep[0] is the client's own socket, passed by the forwarder */
 	struct endpoint ep[2];
 	struct strbuf head; /* bytes read before the request was complete */
 	size_t head_used;   /* how many of them the request took */
@@ -92,6 +103,7 @@ struct proxy {
 	uint64_t next_id;
 	size_t waiting; /* connections resolving or connecting */
 	int reserve_fd; /* given up to accept and close when out of descriptors */
+	bool closing;	/* proxy_free: close at once, no lingering */
 };
 
 static time_t now_seconds(void)
@@ -163,10 +175,15 @@ static void emit_decision(struct conn *c, bool allowed, const char *reason)
 		c->proxy->on_decision(c->proxy->ctx, &d);
 }
 
+static bool is_timed(enum conn_state st)
+{
+	return st == ST_RESOLVING || st == ST_CONNECTING || st == ST_LINGER;
+}
+
 static void set_waiting(struct conn *c, bool waiting)
 {
 	struct proxy *p = c->proxy;
-	bool was = c->state == ST_RESOLVING || c->state == ST_CONNECTING;
+	bool was = is_timed(c->state);
 	if (was == waiting)
 		return;
 	p->waiting += waiting ? 1 : (size_t)-1;
@@ -179,7 +196,7 @@ static void set_waiting(struct conn *c, bool waiting)
 
 static void set_state(struct conn *c, enum conn_state st)
 {
-	set_waiting(c, st == ST_RESOLVING || st == ST_CONNECTING);
+	set_waiting(c, is_timed(st));
 	c->state = st;
 }
 
@@ -189,9 +206,28 @@ static void conn_close(struct conn *c)
 		return;
 	if (c->state == ST_RELAY)
 		emit_decision(c, true, NULL);
+	/* Closing a TCP socket with unread input resets it, and the reset can
+	 * destroy a refusal the client has not read yet: end our side, read
+	 * the client out for a moment, then close. */
+	if (c->handed && c->state != ST_RELAY && c->state != ST_LINGER && c->ep[0].fd >= 0 &&
+	    !c->proxy->closing) {
+		shutdown(c->ep[0].fd, SHUT_WR);
+		if (c->ep[1].fd >= 0) {
+			ep_update(c->proxy, &c->ep[1], 0);
+			close(c->ep[1].fd);
+			c->ep[1].fd = -1;
+		}
+		set_state(c, ST_LINGER);
+		c->deadline = now_seconds() + LINGER_SECONDS;
+		ep_update(c->proxy, &c->ep[0], EPOLLIN);
+		return;
+	}
 	set_state(c, ST_HEAD);
 	c->dead = true;
 	for (int i = 0; i < 2; i++) {
+		/* Explicitly: a passed socket may still be open in the sandbox
+		 * for a moment, and epoll would go on reporting it. */
+		ep_update(c->proxy, &c->ep[i], 0);
 		if (c->ep[i].fd >= 0)
 			close(c->ep[i].fd);
 		c->ep[i].fd = -1;
@@ -534,11 +570,84 @@ static void process_head(struct conn *c)
 	decide(c, req.host, req.port);
 }
 
+/* Only a connected TCP socket may stand in for the unix connection: not a
+ * listener, not a file, not a socket of another kind. */
+static bool is_client_socket(int fd)
+{
+	int type = 0, domain = 0, listening = 1;
+	socklen_t len = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_STREAM)
+		return false;
+	len = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 ||
+	    (domain != AF_INET && domain != AF_INET6))
+		return false;
+	len = sizeof(int);
+	return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && !listening;
+}
+
+/* The first message on a unix connection may carry the client's socket:
+ * from then on the proxy reads and writes the client directly. */
+static ssize_t receive_first(struct conn *c, char *buf, size_t size)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int) * 4)];
+	} control;
+	struct iovec iov = {.iov_base = buf, .iov_len = size};
+	struct msghdr msg = {
+	    .msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = control.buf,
+	    .msg_controllen = sizeof(control.buf),
+	};
+	ssize_t n = recvmsg(c->ep[0].fd, &msg, MSG_CMSG_CLOEXEC);
+	if (n <= 0)
+		return n;
+	int passed = -1;
+	bool bad = (msg.msg_flags & MSG_CTRUNC) != 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t count = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < count; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (passed < 0 && !bad)
+				passed = fd;
+			else
+				close(fd);
+		}
+	}
+	if (passed < 0 && !bad)
+		return n; /* a client speaking on the unix socket itself */
+	if (bad || buf[0] != PROXY_HANDOFF || !is_client_socket(passed) ||
+	    fcntl(passed, F_SETFL, O_NONBLOCK) < 0) {
+		if (passed >= 0)
+			close(passed);
+		errno = EPROTO;
+		return -1;
+	}
+	ep_update(c->proxy, &c->ep[0], 0);
+	close(c->ep[0].fd);
+	c->ep[0].fd = passed;
+	c->handed = true;
+	ep_update(c->proxy, &c->ep[0], EPOLLIN);
+	memmove(buf, buf + 1, (size_t)n - 1);
+	if (n == 1) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return n - 1;
+}
+
 static void read_head(struct conn *c)
 {
 	char buf[4096];
 	size_t room = HTTP_HEAD_MAX + 1 - c->head.len;
-	ssize_t n = recv(c->ep[0].fd, buf, room < sizeof(buf) ? room : sizeof(buf), 0);
+	size_t want = room < sizeof(buf) ? room : sizeof(buf);
+	bool first = !c->handed && !c->head.len;
+	ssize_t n = first ? receive_first(c, buf, want) : recv(c->ep[0].fd, buf, want, 0);
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EINTR)
 			conn_close(c);
@@ -570,6 +679,15 @@ static void on_conn_event(struct endpoint *ep, uint32_t events)
 		if (ep->side == 1)
 			finish_connect(c);
 		return;
+	case ST_LINGER: {
+		char sink[4096];
+		ssize_t n = 1;
+		for (int i = 0; i < 64 && n > 0; i++)
+			n = recv(c->ep[0].fd, sink, sizeof(sink), 0);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			conn_close(c);
+		return;
+	}
 	case ST_RELAY: {
 		int r = relay_pump(&c->relay);
 		if (r <= 0) {
@@ -648,6 +766,10 @@ static void on_timer(struct proxy *p)
 	time_t now = now_seconds();
 	for (struct conn *c = p->conns, *next; c; c = next) {
 		next = c->next;
+		if (c->state == ST_LINGER && now >= c->deadline) {
+			conn_close(c);
+			continue;
+		}
 		if ((c->state == ST_RESOLVING || c->state == ST_CONNECTING) && now >= c->deadline) {
 			_cleanup_free_ char *why =
 			    xasprintf("%s %s port %u took longer than %d seconds",
@@ -736,6 +858,7 @@ void proxy_free(struct proxy *p)
 {
 	if (!p)
 		return;
+	p->closing = true;
 	while (p->conns)
 		conn_close(p->conns);
 	while (p->dead) {

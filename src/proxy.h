@@ -17,6 +17,11 @@
  * method or SOCKS greeting starts with it. */
 #define PROXY_LOCALHOST_PREAMBLE 0x00
 
+/* The byte that carries a client's own TCP socket (SCM_RIGHTS) from the
+ * forwarder to the proxy, so bytes cross one relay instead of two. Data
+ * after it (a localhost preamble) belongs to the client's stream. */
+#define PROXY_HANDOFF 0x01
+
 /* One decision, with what became of it. */
 struct proxy_decision {
 	const char *protocol; /* "connect", "http", "socks5" or "localhost" */
