@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "error.h"
 #include "forwarder.h"
 #include "inside.h"
+#include "seccomp_filter.h"
 
 const int sandbox_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 const int sandbox_forwarded_signals_len = 4;
@@ -54,8 +57,25 @@ static void noop_handler(int sig)
 	(void)sig;
 }
 
+/* The layers that hold the command but not the init: the init keeps its
+ * unix socket to the host's proxy. Applied last, in the child, so that
+ * nothing after them can fail for want of what they take away. */
+static void restrict_command(bool filtered_network)
+{
+	/* Blocked wrapped commands report through this descriptor once the
+	 * command may no longer create unix sockets. No audit socket (no
+	 * log, or a nested sandbox that keeps the outer one's): nothing to
+	 * inherit. */
+	(void)audit_inherit_socket();
+
+	struct error err = ERROR_INIT;
+	unsigned flags = filtered_network ? SECCOMP_COMMAND_NO_UNIX : 0;
+	if (flags && seccomp_filter_load_command(flags, &err) < 0)
+		die("%s", err.msg);
+}
+
 static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long ignored,
-				   const sigset_t *original_mask)
+				   const sigset_t *original_mask, bool filtered_network)
 {
 	for (int i = 0; i < sandbox_forwarded_signals_len; i++) {
 		int sig = sandbox_forwarded_signals[i];
@@ -65,6 +85,7 @@ static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long 
 	sigprocmask(SIG_SETMASK, original_mask, NULL);
 	if (dup2(stderr_fd, STDERR_FILENO) < 0)
 		_exit(EXIT_SETUP);
+	restrict_command(filtered_network);
 
 	execvp(command[0], command);
 	int saved = errno;
@@ -178,7 +199,7 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	if (child < 0)
 		die("fork: %s", strerror(errno));
 	if (child == 0)
-		exec_command(command, stderr_fd, ignored, &original);
+		exec_command(command, stderr_fd, ignored, &original, forward != NULL);
 	close(stderr_fd);
 
 	static const char ready = 'R';

@@ -134,4 +134,137 @@ test_the_filter_answers_before_the_kernel()
 	expect_out_contains "Seccomp:	2"
 }
 
+# --- seccomp: the command filter (filtered network) ----------------------------
+
+# Prints what creating each kind of unix socket gives inside: "ok" or errno.
+unix_sockets()
+{
+	sbx "$@" python3 -c '
+import socket
+for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+    try:
+        socket.socket(socket.AF_UNIX, kind).close()
+        print("ok")
+    except OSError as e:
+        print(e.errno)
+a, b = socket.socketpair()
+print("pair ok")'
+}
+
+test_unix_sockets_are_refused_with_a_filtered_network()
+{
+	unix_sockets
+	expect_status 0
+	expect_out "$(printf '1\n1\npair ok')"
+}
+
+test_unix_sockets_stay_allowed_without_a_proxy_to_bypass()
+{
+	unix_sockets --network=false
+	expect_out "$(printf 'ok\nok\npair ok')"
+}
+
+test_the_proxy_still_works_when_unix_sockets_are_refused()
+{
+	mkdir srv
+	echo hello >srv/hello.txt
+	start_http_server "$PWD/srv"
+	cat >.agent-sandbox.json <<JSON
+{"network": {"allow": ["test.example"], "resolve": {"test.example": "127.0.0.1"}}}
+JSON
+	sbx sh -c 'curl -sS --max-time 10 -p "$1" &&
+		python3 -c "import socket; socket.socket(socket.AF_UNIX)"' sh \
+		"http://test.example:$http_port/hello.txt"
+	[ "$rc" -ne 0 ] || fail "a unix socket was created"
+	expect_out hello
+	expect_err_contains "Operation not permitted"
+}
+
+test_blocked_commands_are_still_logged_with_unix_sockets_refused()
+{
+	sbx --cmd touch=false sh -c 'touch x; python3 -c "import socket; socket.socket(socket.AF_UNIX)"'
+	expect_err_contains "touch is blocked"
+	expect_err_contains "Operation not permitted"
+	grep -q '"event":"blocked".*"command":"touch"' "$HOME/.local/state/agent-sandbox/audit.jsonl" ||
+		fail "the blocked touch was not logged"
+}
+
+# --- host sockets ---------------------------------------------------------------
+# A unix socket on a read-only mount can still be connected to: the ones the
+# environment names are hidden. --network=false keeps unix sockets allowed,
+# so only the hiding stands between the command and the socket.
+
+# Listens on unix socket $1 on the host; teardown stops it.
+listen_unix()
+{
+	python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen()
+time.sleep(60)' "$1" &
+	echo $! >>"$T/pids"
+	for _ in $(seq 100); do
+		[ -S "$1" ] && return 0
+		sleep 0.05
+	done
+	fail "the test socket $1 did not appear"
+}
+
+connect_inside()
+{
+	sbx --network=false "$@" python3 -c '
+import socket, sys
+try:
+    socket.socket(socket.AF_UNIX).connect(sys.argv[1])
+    print("connected")
+except OSError as e:
+    print("refused", e.errno)' "$PWD/$sock"
+}
+
+test_a_unix_socket_is_reachable_when_nothing_names_it()
+{
+	# The control for the tests below: the socket is reachable when the
+	# environment does not name it.
+	sock=other.sock
+	listen_unix "$PWD/$sock"
+	connect_inside
+	expect_out connected
+}
+
+test_ssh_agent_socket_is_hidden()
+{
+	sock=agent.sock
+	listen_unix "$PWD/$sock"
+	SSH_AUTH_SOCK=$PWD/$sock connect_inside
+	expect_out_contains refused
+	SSH_AUTH_SOCK=$PWD/$sock sbx policy
+	expect_out_contains "ssh-agent socket (SSH_AUTH_SOCK)"
+}
+
+test_dbus_session_bus_socket_is_hidden()
+{
+	sock=bus
+	listen_unix "$PWD/$sock"
+	DBUS_SESSION_BUS_ADDRESS="unix:path=$PWD/$sock,guid=0123" connect_inside
+	expect_out_contains refused
+}
+
+test_gpg_agent_sockets_are_hidden()
+{
+	mkdir gnupg
+	sock=gnupg/S.gpg-agent.ssh
+	listen_unix "$PWD/$sock"
+	GNUPGHOME=$PWD/gnupg connect_inside
+	expect_out_contains refused
+}
+
+test_a_user_rule_can_expose_the_ssh_agent_again()
+{
+	sock=agent.sock
+	listen_unix "$PWD/$sock"
+	SSH_AUTH_SOCK=$PWD/$sock connect_inside --rw "$PWD/$sock"
+	expect_out connected
+}
+
 run_tests
