@@ -154,6 +154,10 @@ void audit_session_start(struct audit *a, const struct audit_start *s)
 			       json_object_new_int64((int64_t)s->secrets_masked));
 	json_object_object_add(r, "env_dropped",
 			       string_array(s->env_dropped->items, s->env_dropped->len));
+	/* Only when something was left out: its presence is the warning. */
+	if (s->degraded && s->degraded->len)
+		json_object_object_add(r, "degraded",
+				       string_array(s->degraded->items, s->degraded->len));
 	write_record(a, r);
 	json_object_put(r);
 }

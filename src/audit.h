@@ -55,6 +55,7 @@ struct audit_start {
 	bool read_only;
 	size_t secrets_masked;
 	const struct strv *env_dropped;
+	const struct strv *degraded; /* layers left out under --allow-degraded, or NULL */
 };
 
 void audit_session_start(struct audit *a, const struct audit_start *start);

@@ -267,4 +267,114 @@ test_a_user_rule_can_expose_the_ssh_agent_again()
 	expect_out connected
 }
 
+# --- Landlock -------------------------------------------------------------------
+# Landlock answers EACCES where a read-only mount answers EROFS, so the errno
+# tells which layer refused. The cases below are ones the mounts do not
+# cover: a host file reached through /proc/self/fd sits on the host's own
+# writable mount, and a TCP port inside the sandbox's network namespace.
+
+test_landlock_refuses_a_write_the_mounts_would_allow()
+{
+	# The command's stderr is $T/err, a file on the host outside every
+	# writable path of the policy. Writing to the open descriptor works;
+	# opening the file again through /proc reaches the host's writable
+	# mount, where only Landlock can say no (the file is the user's own,
+	# mode 0644).
+	sbx sh -c 'echo direct >&2; echo reopened >/proc/self/fd/2; echo "status $?"'
+	expect_status 0
+	expect_out "status 2"
+	expect_err_contains direct
+	expect_err_contains "Permission denied"
+	! grep -q reopened "$T/err" || fail "the reopened host file was written"
+	sbx python3 -c '
+import os
+try:
+    os.open("/proc/self/fd/2", os.O_WRONLY)
+except OSError as e:
+    print(e.errno)'
+	expect_out 13
+}
+
+test_landlock_keeps_the_policy_writable_paths_writable()
+{
+	mkdir rw-extra
+	sbx --rw "$PWD/rw-extra" sh -c 'echo a >here && echo b >rw-extra/f && echo c >/tmp/t && echo d >/dev/null && cat here rw-extra/f /tmp/t'
+	expect_status 0
+	expect_out "$(printf 'a\nb\nc')"
+}
+
+test_landlock_refuses_tcp_to_ports_other_than_the_forwarders()
+{
+	sbx python3 -c '
+import os, socket
+def attempt(what, f):
+    s = socket.socket()
+    try:
+        f(s)
+        print(what, "ok")
+    except OSError as e:
+        print(what, e.errno)
+attempt("bind", lambda s: s.bind(("127.0.0.1", 8123)))
+attempt("connect", lambda s: s.connect(("127.0.0.1", 8124)))
+proxy = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+attempt("proxy", lambda s: s.connect(("127.0.0.1", proxy)))'
+	expect_status 0
+	# Without Landlock: bind ok, connect ECONNREFUSED (111).
+	expect_out "$(printf 'bind 13\nconnect 13\nproxy ok')"
+}
+
+test_landlock_leaves_tcp_alone_without_a_filtered_network()
+{
+	sbx --network=false python3 -c '
+import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen()
+c = socket.create_connection(s.getsockname())
+print("ok")'
+	expect_status 0
+	expect_out ok
+}
+
+test_policy_and_debug_show_the_layers()
+{
+	sbx policy
+	expect_status 0
+	expect_out_contains "seccomp: "
+	expect_out_contains "landlock: ABI "
+	sbx --debug true
+	expect_err_contains "debug: landlock: ABI "
+	expect_err_contains "debug: seccomp: "
+}
+
+# --- fail closed ------------------------------------------------------------------
+WITHOUT_LANDLOCK="$(cd "$(dirname "$0")" && pwd)/without-landlock.py"
+
+test_a_kernel_without_landlock_refuses_to_run()
+{
+	sbx_plain() { rc=0; python3 "$WITHOUT_LANDLOCK" "$AS" "$@" >"$T/out" 2>"$T/err" </dev/null || rc=$?; }
+	sbx_plain --debug sh -c 'echo ran >ran'
+	expect_status 1
+	expect_no_file ran
+	expect_err_contains "the kernel has no Landlock"
+	expect_err_contains "--allow-degraded"
+	expect_err_contains "debug: layers: landlock: ABI 0"
+}
+
+test_allow_degraded_runs_without_landlock_and_says_so_in_the_audit_log()
+{
+	rc=0
+	python3 "$WITHOUT_LANDLOCK" "$AS" --allow-degraded --debug sh -c 'echo ran >ran' \
+		>"$T/out" 2>"$T/err" </dev/null || rc=$?
+	expect_status 0
+	expect_content ran ran
+	expect_err_contains "degraded (--allow-degraded): landlock"
+	grep '"event":"start"' "$HOME/.local/state/agent-sandbox/audit.jsonl" |
+		grep -q '"degraded":\["landlock: ' || fail "no degraded record in the audit log"
+	# A run with every layer has no such field.
+	sbx true
+	[ "$(grep -c '"degraded"' "$HOME/.local/state/agent-sandbox/audit.jsonl")" -eq 1 ] ||
+		fail "a full run was recorded as degraded"
+}
+
 run_tests
