@@ -19,6 +19,7 @@
 #include "io.h"
 #include "launcher.h"
 #include "layers.h"
+#include "nested.h"
 #include "netpolicy.h"
 #include "proxy.h"
 #include "path.h"
@@ -243,6 +244,12 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 		return -1;
 
 	note_inherited_wrappers(&s, err_fd);
+	if (s.nested) {
+		_cleanup_layers_ struct layers layers;
+		if (plan_layers(&s, cli, dbg, &layers, err) < 0)
+			return -1;
+		return nested_run(&s, cli, &layers, out, dbg, err);
+	}
 
 	_cleanup_free_ char *bwrap = NULL;
 	if (find_bwrap(envp, &bwrap, err) < 0 && !cli->dry_run)

@@ -377,4 +377,79 @@ test_allow_degraded_runs_without_landlock_and_says_so_in_the_audit_log()
 		fail "a full run was recorded as degraded"
 }
 
+# --- nested sandboxes -----------------------------------------------------------
+# The inner agent-sandbox rides on the outer sandbox: no bwrap, no
+# namespaces. It refuses what would loosen the outer policy and applies
+# what tightens it with Landlock and seccomp.
+
+test_nested_run_creates_no_namespaces()
+{
+	sbx sh -c "readlink /proc/self/ns/user /proc/self/ns/mnt; '$AS' readlink /proc/self/ns/user /proc/self/ns/mnt"
+	expect_status 0
+	[ "$(sed -n 1,2p "$T/out")" = "$(sed -n 3,4p "$T/out")" ] ||
+		fail "the inner run has namespaces of its own: $(out)"
+}
+
+test_nested_run_tightens_writes_with_landlock()
+{
+	# Outside /tmp, which stays writable as a whole for Landlock.
+	d=$(mktemp -d /var/tmp/as-nested.XXXXXX)
+	sbx --rw "$d" sh -c "touch '$d/outer' && '$AS' touch '$d/inner'"
+	r=$rc
+	ls "$d" >"$T/listing"
+	rm -rf "$d"
+	[ "$r" -ne 0 ] || fail "the inner run wrote outside its policy"
+	grep -qx outer "$T/listing" || fail "the outer run could not write: $(cat "$T/listing")"
+	! grep -qx inner "$T/listing" || fail "the inner run wrote $d/inner"
+	expect_err_contains "Permission denied"
+}
+
+test_nested_run_tightens_the_network_with_seccomp()
+{
+	sbx --network=true sh -c "'$AS' --network=false python3 -c 'import socket; socket.socket()'"
+	[ "$rc" -ne 0 ] || fail "the inner run created an IP socket"
+	expect_err_contains "Operation not permitted"
+}
+
+test_nested_run_cannot_add_allowed_hosts()
+{
+	sbx sh -c "'$AS' --allow-host example.org true"
+	expect_status 2
+	expect_err_contains "network.allow example.org (--allow-host) cannot be applied"
+}
+
+test_nested_run_cannot_expose_a_hidden_path()
+{
+	mkdir secret
+	echo s >secret/key
+	sbx --exclude secret sh -c "'$AS' --rw secret cat secret/key"
+	expect_status 2
+	expect_err_contains "cannot be made writable"
+	expect_out ""
+}
+
+test_nested_run_refuses_what_it_cannot_enforce_without_mounts()
+{
+	mkdir sub
+	# A read-only path beneath a writable one, and a file to hide, which
+	# the outer sandbox shows: Landlock cannot do either.
+	sbx sh -c "'$AS' --ro sub touch sub/x"
+	expect_status 2
+	expect_err_contains "cannot be made read-only (--ro) beneath the writable"
+	expect_no_file sub/x
+	echo data >visible
+	sbx sh -c "'$AS' --exclude visible cat visible"
+	expect_status 2
+	expect_err_contains "cannot be hidden (--exclude)"
+	expect_out ""
+}
+
+test_nested_run_keeps_the_outer_seccomp_rules_and_unix_socket_ban()
+{
+	sbx sh -c "'$AS' python3 '$PROBE' mount unshare; '$AS' python3 -c 'import socket; socket.socket(socket.AF_UNIX)'"
+	expect_out_contains "mount 1"
+	expect_out_contains "unshare 1"
+	expect_err_contains "Operation not permitted"
+}
+
 run_tests
