@@ -154,6 +154,10 @@ void audit_session_start(struct audit *a, const struct audit_start *s)
 			       json_object_new_int64((int64_t)s->secrets_masked));
 	json_object_object_add(r, "env_dropped",
 			       string_array(s->env_dropped->items, s->env_dropped->len));
+	/* Only when something was left out: its presence is the warning. */
+	if (s->degraded && s->degraded->len)
+		json_object_object_add(r, "degraded",
+				       string_array(s->degraded->items, s->degraded->len));
 	write_record(a, r);
 	json_object_put(r);
 }
@@ -339,6 +343,24 @@ void audit_close(struct audit *a)
 	*a = (struct audit){.fd = -1, .sock = -1, .stop_pipe = {-1, -1}};
 }
 
+/* True when FD is a connected unix datagram socket. Its peer's address is
+ * the host's path of the audit socket, which the sandbox does not know;
+ * a command that put another socket there only misroutes its own reports,
+ * which it could as well not make. */
+static bool is_audit_socket(int fd)
+{
+	int value;
+	socklen_t len = sizeof(value);
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &value, &len) < 0 || value != AF_UNIX)
+		return false;
+	len = sizeof(value);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &value, &len) < 0 || value != SOCK_DGRAM)
+		return false;
+	struct sockaddr_un peer;
+	socklen_t peer_len = sizeof(peer);
+	return getpeername(fd, (struct sockaddr *)&peer, &peer_len) == 0;
+}
+
 int audit_report_blocked(const char *command, char *const *argv, const char *reason)
 {
 	struct json_object *r = json_object_new_object();
@@ -347,12 +369,31 @@ int audit_report_blocked(const char *command, char *const *argv, const char *rea
 	json_object_object_add(r, "argv", string_array(argv, EVENT_ARGV_MAX));
 	json_object_object_add(r, "reason", json_object_new_string(reason));
 	const char *text = json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN);
-	struct sockaddr_un addr = {.sun_family = AF_UNIX, .sun_path = AUDIT_SOCKET_INSIDE};
-	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int ret = 0;
-	if (fd < 0 || sendto(fd, text, strlen(text), MSG_DONTWAIT, (struct sockaddr *)&addr,
-			     sizeof(addr)) < 0)
-		ret = -errno;
+	if (is_audit_socket(AUDIT_FD_INSIDE)) {
+		if (send(AUDIT_FD_INSIDE, text, strlen(text), MSG_DONTWAIT) < 0)
+			ret = -errno;
+	} else {
+		struct sockaddr_un addr = {.sun_family = AF_UNIX, .sun_path = AUDIT_SOCKET_INSIDE};
+		_cleanup_close_ int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 || sendto(fd, text, strlen(text), MSG_DONTWAIT, (struct sockaddr *)&addr,
+				     sizeof(addr)) < 0)
+			ret = -errno;
+	}
 	json_object_put(r);
 	return ret;
+}
+
+int audit_inherit_socket(void)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX, .sun_path = AUDIT_SOCKET_INSIDE};
+	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return -errno;
+	/* dup2 clears close-on-exec on the copy. */
+	if (dup2(fd, AUDIT_FD_INSIDE) < 0)
+		return -errno;
+	return 0;
 }

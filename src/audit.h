@@ -20,6 +20,10 @@
 
 #define AUDIT_SOCKET_INSIDE SANDBOX_DIR "/audit.sock"
 #define AUDIT_EVENT_MAX 8192 /* bytes in one datagram from inside */
+/* A datagram socket connected to AUDIT_SOCKET_INSIDE, which the init leaves
+ * open at this number in the command: with a filtered network the command
+ * may not create unix sockets, and the launcher still reports through it. */
+#define AUDIT_FD_INSIDE 1000
 
 /* The directory of the log: $XDG_STATE_HOME/agent-sandbox, or
  * ~/.local/state/agent-sandbox; NULL when neither is known. */
@@ -51,6 +55,7 @@ struct audit_start {
 	bool read_only;
 	size_t secrets_masked;
 	const struct strv *env_dropped;
+	const struct strv *degraded; /* layers left out under --allow-degraded, or NULL */
 };
 
 void audit_session_start(struct audit *a, const struct audit_start *start);
@@ -76,3 +81,8 @@ struct json_object *audit_event_parse(const char *buf, size_t len);
 /* For the launcher inside: reports a blocked command to the host. Returns
  * 0, or -errno when there is no socket (then nothing is logged). */
 int audit_report_blocked(const char *command, char *const *argv, const char *reason);
+
+/* For the init: opens the socket that AUDIT_FD_INSIDE names and puts it
+ * there (kept across exec). Returns 0, or -errno when there is no audit
+ * socket (a run without the log, or a nested sandbox). */
+int audit_inherit_socket(void);

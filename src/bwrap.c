@@ -11,6 +11,7 @@
 #include "cleanup.h"
 #include "forwarder.h"
 #include "inside.h"
+#include "sandbox_init.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -137,6 +138,27 @@ static char *forward_spec(const struct sandbox_net *net)
 	return strbuf_detach(&sb);
 }
 
+/* The init applies Landlock to the command: the paths it may write
+ * beneath and, with the filtered network, the ports it may connect to. It
+ * refuses to start without being told either these or that Landlock is
+ * left out. */
+static void render_landlock(const struct sandbox_plan *plan, struct strv *args)
+{
+	const struct layers *l = plan->layers;
+	if (!l || !l->landlock_fs) {
+		add(args, LANDLOCK_OFF_ARG);
+		return;
+	}
+	for (size_t i = 0; i < l->writable.len; i++)
+		strv_pushf(args, "%s%s", LANDLOCK_RW_ARG, l->writable.items[i]);
+	if (!l->landlock_net || !plan->net)
+		return;
+	strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->http_port);
+	strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->socks_port);
+	for (size_t i = 0; i < plan->net->localhost_len; i++)
+		strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->localhost[i]);
+}
+
 size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args)
 {
 	/* Always a new user namespace, also for root, so that the sandbox's
@@ -185,6 +207,7 @@ size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args)
 	strv_pushf(args, "%#lx", plan->ignored_signals);
 	if (plan->net)
 		strv_push_owned(args, forward_spec(plan->net));
+	render_landlock(plan, args);
 	add(args, "--");
 	for (char *const *a = plan->command; *a; a++)
 		add(args, *a);

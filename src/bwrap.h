@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "layers.h"
 #include "policy.h"
 #include "strv.h"
 #include "wrappers.h"
@@ -37,6 +38,7 @@ struct sandbox_plan {
 	const char *audit_socket;	     /* host path of the audit socket, or NULL */
 	const struct wrapper_plan *wrappers; /* NULL for none */
 	bool nested;			     /* keep the outer sandbox's /run/agent-sandbox */
+	const struct layers *layers;	     /* Landlock for the init to apply; NULL: none */
 };
 
 /* Appends the arguments (without the leading "bwrap") and returns the index

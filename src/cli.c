@@ -38,6 +38,8 @@ const char cli_usage[] =
     "      --read-only         nothing is writable except private temp dirs\n"
     "      --dry-run           print the bwrap command, one argument per line, and exit\n"
     "      --debug             explain every decision on stderr\n"
+    "      --allow-degraded    run even when a protection layer the kernel lacks\n"
+    "                          (Landlock) cannot be applied; recorded in the audit log\n"
     "      --env NAME[=VALUE]  pass NAME through (a glob), or set it (repeatable)\n"
     "      --env-block PATTERN drop variables whose names match (repeatable)\n"
     "\n"
@@ -58,6 +60,7 @@ enum flag_id {
 	F_EXCLUDE,
 	F_CMD,
 	F_NETWORK,
+	F_ALLOW_DEGRADED,
 	F_ALLOW_HOST,
 	F_DOCKER,
 	F_READ_ONLY,
@@ -99,6 +102,7 @@ static const struct flag {
     {"read-only", 0, ARG_BOOL, F_READ_ONLY, NULL},
     {"dry-run", 0, ARG_BOOL, F_DRY_RUN, NULL},
     {"debug", 0, ARG_BOOL, F_DEBUG, NULL},
+    {"allow-degraded", 0, ARG_BOOL, F_ALLOW_DEGRADED, NULL},
     {"check", 0, ARG_NONE, F_CHECK, NULL},
     {"version", 'v', ARG_NONE, F_VERSION, NULL},
     {"help", 'h', ARG_NONE, F_HELP, NULL},
@@ -303,6 +307,9 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 		return 0;
 	case F_DEBUG:
 		cli->debug = b;
+		return 0;
+	case F_ALLOW_DEGRADED:
+		cli->allow_degraded = b;
 		return 0;
 	case F_CHECK:
 		return set_verb(cli, verb_set, VERB_CHECK, err);

@@ -38,6 +38,7 @@ struct cli {
 	enum tristate read_only;
 	bool dry_run;
 	bool debug;
+	bool allow_degraded;   /* run without layers the kernel lacks */
 	char **command;	       /* points into argv; NULL-terminated; may be empty */
 	struct strv env_allow; /* --env NAME (a name glob) */
 	struct strv env_set;   /* --env NAME=VALUE */

@@ -18,6 +18,8 @@
 #include "inside.h"
 #include "io.h"
 #include "launcher.h"
+#include "layers.h"
+#include "nested.h"
 #include "netpolicy.h"
 #include "proxy.h"
 #include "path.h"
@@ -215,6 +217,25 @@ static inline void cleanup_network_sessionp(struct network_session *ns)
 	network_stop(ns);
 }
 
+/* Seccomp and Landlock, with --debug saying which apply and which the
+ * user let go. */
+static int plan_layers(const struct session *s, const struct cli *cli, const struct debug *dbg,
+		       struct layers *layers, struct error *err)
+{
+	bool filtered = s->cfg.network.mode == NETWORK_FILTERED;
+	if (layers_plan(layers, &s->policy, filtered, cli->allow_degraded, err) < 0) {
+		debug_line(dbg, "layers: landlock: ABI %d: %s", layers->landlock_abi, err->msg);
+		return -1;
+	}
+	if (dbg->enabled) {
+		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+		layers_describe(layers, &sb);
+		for (char *line = strtok(sb.buf, "\n"); line; line = strtok(NULL, "\n"))
+			debug_line(dbg, "%s", line + strspn(line, " "));
+	}
+	return 0;
+}
+
 static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int err_fd,
 		       const struct debug *dbg, struct error *err)
 {
@@ -223,6 +244,12 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 		return -1;
 
 	note_inherited_wrappers(&s, err_fd);
+	if (s.nested) {
+		_cleanup_layers_ struct layers layers;
+		if (plan_layers(&s, cli, dbg, &layers, err) < 0)
+			return -1;
+		return nested_run(&s, cli, &layers, out, dbg, err);
+	}
 
 	_cleanup_free_ char *bwrap = NULL;
 	if (find_bwrap(envp, &bwrap, err) < 0 && !cli->dry_run)
@@ -235,6 +262,9 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 		return -1;
 	_cleanup_close_ int seccomp_fd = seccomp_filter_fd(err);
 	if (seccomp_fd < 0)
+		return -1;
+	_cleanup_layers_ struct layers layers;
+	if (plan_layers(&s, cli, dbg, &layers, err) < 0)
 		return -1;
 
 	__attribute__((cleanup(cleanup_auditp))) struct audit audit = {
@@ -272,6 +302,7 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .audit_socket = audit.sock_path,
 	    .wrappers = &s.wrappers,
 	    .nested = s.nested,
+	    .layers = &layers,
 	};
 	_cleanup_strv_ struct strv args = STRV_INIT;
 	size_t command_start = bwrap_render(&plan, &args);
@@ -312,6 +343,7 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .read_only = s.cfg.read_only.value,
 	    .secrets_masked = s.secrets.found.len,
 	    .env_dropped = &s.env.dropped,
+	    .degraded = &layers.degraded,
 	};
 	audit_session_start(&audit, &start);
 	int status = supervisor_run(&sv, &req, err);
@@ -336,6 +368,14 @@ static int show_policy(const struct cli *cli, char **envp, int out, const struct
 	};
 	report_policy(out, &s.policy, &summary);
 	report_wrappers(out, &s.cfg.commands, &s.wrappers);
+	/* Describes the layers without refusing: `policy` runs nothing. */
+	_cleanup_layers_ struct layers layers;
+	_cleanup_error_ struct error ignored = ERROR_INIT;
+	layers_plan(&layers, &s.policy, s.cfg.network.mode == NETWORK_FILTERED, true, &ignored);
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addch(&sb, '\n');
+	layers_describe(&layers, &sb);
+	write_all(out, sb.buf, sb.len);
 	return 0;
 }
 

@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +23,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "error.h"
 #include "forwarder.h"
 #include "inside.h"
+#include "landlock.h"
+#include "seccomp_filter.h"
+#include "xalloc.h"
 
 const int sandbox_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 const int sandbox_forwarded_signals_len = 4;
@@ -54,8 +60,48 @@ static void noop_handler(int sig)
 	(void)sig;
 }
 
+/* What the init applies to the command, from its arguments. */
+struct command_layers {
+	bool filtered_network;
+	bool landlock; /* false only when told --no-landlock */
+	char **writable;
+	size_t writable_len;
+	uint16_t *tcp_connect;
+	size_t tcp_connect_len;
+};
+
+/* The layers that hold the command but not the init: the init keeps its
+ * unix socket to the host's proxy and its listening ports. Applied last,
+ * in the child, so that nothing after them can fail for want of what they
+ * take away. Any failure stops the run: the command never starts with
+ * less than it was given. */
+static void restrict_command(const struct command_layers *cl)
+{
+	/* Blocked wrapped commands report through this descriptor once the
+	 * command may no longer create unix sockets. No audit socket (no
+	 * log, or a nested sandbox that keeps the outer one's): nothing to
+	 * inherit. */
+	(void)audit_inherit_socket();
+
+	struct error err = ERROR_INIT;
+	if (cl->landlock) {
+		struct landlock_plan plan = {
+		    .writable = cl->writable,
+		    .writable_len = cl->writable_len,
+		    .restrict_tcp = cl->filtered_network,
+		    .tcp_connect = cl->tcp_connect,
+		    .tcp_connect_len = cl->tcp_connect_len,
+		};
+		if (landlock_apply(&plan, &err) < 0)
+			die("%s", err.msg);
+	}
+	unsigned flags = cl->filtered_network ? SECCOMP_COMMAND_NO_UNIX : 0;
+	if (flags && seccomp_filter_load_command(flags, &err) < 0)
+		die("%s", err.msg);
+}
+
 static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long ignored,
-				   const sigset_t *original_mask)
+				   const sigset_t *original_mask, const struct command_layers *cl)
 {
 	for (int i = 0; i < sandbox_forwarded_signals_len; i++) {
 		int sig = sandbox_forwarded_signals[i];
@@ -65,6 +111,7 @@ static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long 
 	sigprocmask(SIG_SETMASK, original_mask, NULL);
 	if (dup2(stderr_fd, STDERR_FILENO) < 0)
 		_exit(EXIT_SETUP);
+	restrict_command(cl);
 
 	execvp(command[0], command);
 	int saved = errno;
@@ -139,14 +186,30 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	unsigned long ignored = (unsigned long)parse_number(argv[4], 0x7fffffffL);
 	int arg = 5;
 	const char *forward = NULL;
+	bool landlock_off = false;
+	/* At most one entry per argument: sized by argc. */
+	struct command_layers cl = {
+	    .writable = xcalloc((size_t)argc, sizeof(char *)),
+	    .tcp_connect = xcalloc((size_t)argc, sizeof(uint16_t)),
+	};
 	for (; arg < argc && strcmp(argv[arg], "--") != 0; arg++) {
 		if (!strncmp(argv[arg], FORWARD_ARG, strlen(FORWARD_ARG)))
 			forward = argv[arg] + strlen(FORWARD_ARG);
+		else if (!strncmp(argv[arg], LANDLOCK_RW_ARG, strlen(LANDLOCK_RW_ARG)))
+			cl.writable[cl.writable_len++] = argv[arg] + strlen(LANDLOCK_RW_ARG);
+		else if (!strncmp(argv[arg], LANDLOCK_CONNECT_ARG, strlen(LANDLOCK_CONNECT_ARG)))
+			cl.tcp_connect[cl.tcp_connect_len++] =
+			    (uint16_t)parse_number(argv[arg] + strlen(LANDLOCK_CONNECT_ARG), 65535);
+		else if (!strcmp(argv[arg], LANDLOCK_OFF_ARG))
+			landlock_off = true;
 		else
 			die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
 	}
-	if (arg + 1 >= argc)
+	/* Fail closed: Landlock is left out only when the host said so. */
+	if (arg + 1 >= argc || (landlock_off == (cl.writable_len > 0)))
 		die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
+	cl.landlock = !landlock_off;
+	cl.filtered_network = forward != NULL;
 	char **command = argv + arg + 1;
 
 	/* Listening before the command starts, so that its first connection
@@ -178,7 +241,7 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	if (child < 0)
 		die("fork: %s", strerror(errno));
 	if (child == 0)
-		exec_command(command, stderr_fd, ignored, &original);
+		exec_command(command, stderr_fd, ignored, &original, &cl);
 	close(stderr_fd);
 
 	static const char ready = 'R';

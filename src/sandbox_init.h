@@ -5,8 +5,13 @@
 #pragma once
 
 /* argv: SANDBOX_SELF SANDBOX_INIT_ARG READY_FD STDERR_FD IGNORED_MASK
- * [--forward=SPEC] -- CMD...
+ * [--forward=SPEC] (--landlock-rw=PATH... [--landlock-connect=PORT...] |
+ * --no-landlock) -- CMD...
  * Never returns. */
+#define LANDLOCK_RW_ARG "--landlock-rw="
+#define LANDLOCK_CONNECT_ARG "--landlock-connect="
+#define LANDLOCK_OFF_ARG "--no-landlock"
+
 _Noreturn void sandbox_init_main(int argc, char **argv);
 
 /* The signals the host forwards into the sandbox. */

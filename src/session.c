@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "audit.h"
 #include "env.h"
+#include "host_sockets.h"
 #include "inside.h"
 #include "path.h"
 #include "pattern.h"
@@ -283,6 +284,7 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 
 	s->docker_socket = find_docker_socket(envp);
 	add_builtin_rules(s);
+	host_sockets_add_rules(envp, s->home, &s->rules);
 	struct preset_context pctx = {
 	    .cwd = s->cwd,
 	    .home = s->home,

@@ -13,6 +13,7 @@
 #include "bwrap.h"
 #include "cleanup.h"
 #include "inside.h"
+#include "sandbox_init.h"
 #include "unit.h"
 
 static struct rule test_rule = {
@@ -216,6 +217,33 @@ static void bwrap_render_binds_root_writable_when_policy_says_so(void **state)
 	assert_true(find_seq(&args, 0, end, SEQ("--ro-bind-try", "/etc", "/etc")) > root);
 }
 
+static void bwrap_render_passes_landlock_paths_and_ports_to_the_init(void **state)
+{
+	(void)state;
+	struct layers layers = {.landlock_fs = true, .landlock_net = true, .writable = STRV_INIT};
+	strv_push(&layers.writable, "/home/u/proj");
+	strv_push(&layers.writable, "/tmp");
+	static const uint16_t localhost[] = {5432};
+	struct sandbox_net net = {.proxy_socket = "/run/p.sock",
+				  .http_port = 3128,
+				  .socks_port = 1080,
+				  .localhost = localhost,
+				  .localhost_len = 1};
+	struct sandbox_plan plan = small_plan();
+	plan.layers = &layers;
+	plan.net = &net;
+	_cleanup_strv_ struct strv args = STRV_INIT;
+	size_t end = bwrap_render(&plan, &args);
+	ssize_t init = find_seq(&args, end, args.len, SEQ(SANDBOX_SELF, SANDBOX_INIT_ARG));
+	assert_true(init > 0);
+	assert_true(find_seq(&args, init, args.len,
+			     SEQ(LANDLOCK_RW_ARG "/home/u/proj", LANDLOCK_RW_ARG "/tmp",
+				 LANDLOCK_CONNECT_ARG "3128", LANDLOCK_CONNECT_ARG "1080",
+				 LANDLOCK_CONNECT_ARG "5432", "--")) > init);
+	assert_true(find_seq(&args, 0, args.len, SEQ(LANDLOCK_OFF_ARG)) < 0);
+	strv_release(&layers.writable);
+}
+
 static void bwrap_render_returns_index_of_separator_before_command(void **state)
 {
 	static const struct {
@@ -237,9 +265,21 @@ static void bwrap_render_returns_index_of_separator_before_command(void **state)
 		if (find_seq(&args, 0, end, SEQ("--")) >= 0)
 			unit_fail("case %zu: a \"--\" among the options", i);
 
-		const char *const tail[] = {
-		    "--", SANDBOX_SELF, SANDBOX_INIT_ARG, "6",	 "7",  cases[i].shown,
-		    "--", "make",	"test",		  "a b", "--", ""};
+		/* Without layers the init is told plainly that Landlock is
+		 * left out: it refuses to guess. */
+		const char *const tail[] = {"--",
+					    SANDBOX_SELF,
+					    SANDBOX_INIT_ARG,
+					    "6",
+					    "7",
+					    cases[i].shown,
+					    LANDLOCK_OFF_ARG,
+					    "--",
+					    "make",
+					    "test",
+					    "a b",
+					    "--",
+					    ""};
 		if (args.len != end + ARRAY_SIZE(tail))
 			unit_fail("case %zu: %zu arguments after the options, expected %zu", i,
 				  args.len - end, ARRAY_SIZE(tail));
@@ -269,6 +309,7 @@ int main(void)
 	    cmocka_unit_test(bwrap_render_renders_each_access_level),
 	    cmocka_unit_test(bwrap_render_binds_root_writable_when_policy_says_so),
 	    cmocka_unit_test(bwrap_render_returns_index_of_separator_before_command),
+	    cmocka_unit_test(bwrap_render_passes_landlock_paths_and_ports_to_the_init),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
