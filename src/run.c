@@ -27,6 +27,7 @@
 #include "seccomp_filter.h"
 #include "session.h"
 #include "supervise.h"
+#include "trust.h"
 #include "xalloc.h"
 
 static int check_platform(struct error *err)
@@ -336,6 +337,9 @@ static int show_policy(const struct cli *cli, char **envp, int out, const struct
 	};
 	report_policy(out, &s.policy, &summary);
 	report_wrappers(out, &s.cfg.commands, &s.wrappers);
+	_cleanup_strbuf_ struct strbuf trust = STRBUF_INIT;
+	trust_describe(&s.trust, &trust);
+	write_all(out, trust.buf, trust.len);
 	return 0;
 }
 
@@ -390,6 +394,9 @@ int run(int argc, char **argv, char **envp, int in, int out, int err_fd)
 		break;
 	case VERB_LOG:
 		status = show_log(&cli, envp, out, &err);
+		break;
+	case VERB_TRUST:
+		status = trust_command(cli.command[0], envp, out, &err);
 		break;
 	case VERB_RUN:
 		status = check_platform(&err);
