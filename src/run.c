@@ -14,6 +14,7 @@
 #include "bwrap.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "doctor.h"
 #include "env.h"
 #include "inside.h"
 #include "io.h"
@@ -364,6 +365,8 @@ int run(int argc, char **argv, char **envp, int in, int out, int err_fd)
 		return launcher_main(argc, argv, envp, err_fd);
 	if (argc > 1 && !strcmp(argv[1], SANDBOX_INIT_ARG))
 		sandbox_init_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], DOCTOR_PROBE_ARG) && inside_sandbox())
+		doctor_probe_main(argc, argv);
 
 	_cleanup_error_ struct error err = ERROR_INIT;
 	struct cli cli;
@@ -394,6 +397,11 @@ int run(int argc, char **argv, char **envp, int in, int out, int err_fd)
 		break;
 	case VERB_LOG:
 		status = show_log(&cli, envp, out, &err);
+		break;
+	case VERB_DOCTOR:
+		status = check_platform(&err);
+		if (status == 0)
+			status = doctor_main(envp, out);
 		break;
 	case VERB_TRUST:
 		status = trust_command(cli.command[0], envp, out, &err);
