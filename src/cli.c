@@ -20,6 +20,8 @@ const char cli_usage[] =
     "       agent-sandbox check | --check              tell whether this runs inside a sandbox\n"
     "       agent-sandbox policy [flags]               print the resolved access table\n"
     "       agent-sandbox log [--json] [--blocked] [-n N]   read the audit log\n"
+    "       agent-sandbox trust [PATH]                 approve a project config that loosens\n"
+    "       agent-sandbox doctor                       check the host and prove the policy\n"
     "       agent-sandbox version | --version | -v\n"
     "       agent-sandbox help | --help | -h\n"
     "\n"
@@ -120,7 +122,7 @@ static const struct {
 } verbs[] = {
     {"exec", VERB_RUN, true},	    {"check", VERB_CHECK, false}, {"policy", VERB_POLICY, true},
     {"doctor", VERB_DOCTOR, false}, {"log", VERB_LOG, true},	  {"version", VERB_VERSION, false},
-    {"help", VERB_HELP, false},
+    {"help", VERB_HELP, false},	    {"trust", VERB_TRUST, false},
 };
 
 static int parse_bool(const char *flag, const char *value, bool *out, struct error *err)
@@ -474,10 +476,16 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 					 cli->command[0]);
 		return 0;
 	case VERB_DOCTOR:
-		error_set(err, EXIT_USAGE,
-			  "\"doctor\" is not supported by this version of agent-sandbox yet");
-		error_hint(err, "to run a program of that name, write agent-sandbox -- doctor");
-		return -1;
+		if (cli->command[0])
+			return error_set(err, EXIT_USAGE, "doctor takes no arguments, not \"%s\"",
+					 cli->command[0]);
+		return 0;
+	case VERB_TRUST:
+		if (cli->command[0] && cli->command[1])
+			return error_set(err, EXIT_USAGE,
+					 "trust takes one config file or directory, not \"%s\" too",
+					 cli->command[1]);
+		return 0;
 	}
 	return 0;
 }

@@ -612,11 +612,9 @@ int config_load_text(struct config *cfg, const char *name, const char *text, siz
 	return r;
 }
 
-int config_load_file(struct config *cfg, const char *path, enum layer layer, struct error *err)
+int config_read_file(const char *path, char **text, size_t *len, struct error *err)
 {
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	int r = read_file(path, CONFIG_MAX_BYTES, &text, &len);
+	int r = read_file(path, CONFIG_MAX_BYTES, text, len);
 	if (r == -EFBIG)
 		return error_set(err, EXIT_USAGE, "loading config from %s: larger than %d bytes",
 				 path, CONFIG_MAX_BYTES);
@@ -625,6 +623,15 @@ int config_load_file(struct config *cfg, const char *path, enum layer layer, str
 				 path);
 	if (r < 0)
 		return error_errno(err, EXIT_USAGE, -r, "loading config from %s", path);
+	return 0;
+}
+
+int config_load_file(struct config *cfg, const char *path, enum layer layer, struct error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (config_read_file(path, &text, &len, err) < 0)
+		return -1;
 	return config_load_text(cfg, path, text, len, layer, err);
 }
 

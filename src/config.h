@@ -75,6 +75,10 @@ void config_release(struct config *cfg);
  * that exists, or NULL when neither does; having both is an error. */
 int config_find(const char *dir, const char *stem, char **found, struct error *err);
 
+/* Reads a config file's text (at most 1 MiB), with errors that name it. The
+ * trust rule hashes the same bytes that config_load_text then loads. */
+int config_read_file(const char *path, char **text, size_t *len, struct error *err);
+
 /* Loads one file into cfg at the given layer (LAYER_GLOBAL or
  * LAYER_PROJECT). Errors name the file, line and column. */
 int config_load_file(struct config *cfg, const char *path, enum layer layer, struct error *err);

@@ -14,6 +14,7 @@
 #include "bwrap.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "doctor.h"
 #include "env.h"
 #include "inside.h"
 #include "io.h"
@@ -29,6 +30,7 @@
 #include "seccomp_filter.h"
 #include "session.h"
 #include "supervise.h"
+#include "trust.h"
 #include "xalloc.h"
 
 static int check_platform(struct error *err)
@@ -376,6 +378,9 @@ static int show_policy(const struct cli *cli, char **envp, int out, const struct
 	strbuf_addch(&sb, '\n');
 	layers_describe(&layers, &sb);
 	write_all(out, sb.buf, sb.len);
+	_cleanup_strbuf_ struct strbuf trust = STRBUF_INIT;
+	trust_describe(&s.trust, &trust);
+	write_all(out, trust.buf, trust.len);
 	return 0;
 }
 
@@ -400,6 +405,8 @@ int run(int argc, char **argv, char **envp, int in, int out, int err_fd)
 		return launcher_main(argc, argv, envp, err_fd);
 	if (argc > 1 && !strcmp(argv[1], SANDBOX_INIT_ARG))
 		sandbox_init_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], DOCTOR_PROBE_ARG) && inside_sandbox())
+		doctor_probe_main(argc, argv);
 
 	_cleanup_error_ struct error err = ERROR_INIT;
 	struct cli cli;
@@ -430,6 +437,14 @@ int run(int argc, char **argv, char **envp, int in, int out, int err_fd)
 		break;
 	case VERB_LOG:
 		status = show_log(&cli, envp, out, &err);
+		break;
+	case VERB_DOCTOR:
+		status = check_platform(&err);
+		if (status == 0)
+			status = doctor_main(envp, out);
+		break;
+	case VERB_TRUST:
+		status = trust_command(cli.command[0], envp, out, &err);
 		break;
 	case VERB_RUN:
 		status = check_platform(&err);

@@ -37,6 +37,19 @@ static void build_set(struct name_pattern_set *set, const char *const *defaults,
 	name_pattern_set_build(set, all.items, all.len, true);
 }
 
+bool secrets_would_mask(const struct config *cfg, const char *name)
+{
+	struct name_pattern_set patterns, allow;
+	build_set(&patterns, default_patterns, ARRAY_SIZE(default_patterns), &cfg->secret_patterns);
+	build_set(&allow, default_allow, ARRAY_SIZE(default_allow), &cfg->secret_allow);
+	size_t len = strlen(name);
+	bool masked = name_pattern_set_match(&patterns, name, len) &&
+		      !name_pattern_set_match(&allow, name, len);
+	name_pattern_set_release(&patterns);
+	name_pattern_set_release(&allow);
+	return masked;
+}
+
 static double elapsed_ms(const struct timespec *a, const struct timespec *b)
 {
 	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;

@@ -20,6 +20,7 @@
 #include "pattern.h"
 #include "preset.h"
 #include "strbuf.h"
+#include "trust.h"
 #include "xalloc.h"
 
 static int resolve_cwd(const struct cli *cli, char **out, struct error *err)
@@ -68,14 +69,18 @@ static char *find_global_dir(char *const *envp, const char *home)
 	return NULL;
 }
 
+/* `base` receives the layers below the project config (defaults and the
+ * global config): the trust rule measures the project config against it. */
 static int load_layers(struct session *s, const struct cli *cli, const struct debug *dbg,
-		       struct error *err)
+		       struct config *base, struct error *err)
 {
 	if (s->global_dir) {
 		_cleanup_free_ char *global = NULL;
 		if (config_find(s->global_dir, "config", &global, err) < 0)
 			return -1;
 		if (global && config_load_file(&s->cfg, global, LAYER_GLOBAL, err) < 0)
+			return -1;
+		if (global && config_load_file(base, global, LAYER_GLOBAL, err) < 0)
 			return -1;
 		if (!global)
 			debug_line(dbg, "config: no global config in %s", s->global_dir);
@@ -95,8 +100,25 @@ static int load_layers(struct session *s, const struct cli *cli, const struct de
 	} else if (config_find(s->cwd, ".agent-sandbox", &project, err) < 0) {
 		return -1;
 	}
-	if (project && config_load_file(&s->cfg, project, LAYER_PROJECT, err) < 0)
-		return -1;
+	if (project) {
+		/* One read: the bytes that load are the bytes whose digest the
+		 * trust store is asked about. */
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0;
+		if (config_read_file(project, &text, &len, err) < 0 ||
+		    config_load_text(&s->cfg, project, text, len, LAYER_PROJECT, err) < 0)
+			return -1;
+		struct trust_input in = {
+		    .base = base,
+		    .file = project,
+		    .text = text,
+		    .len = len,
+		    .cwd = s->cwd,
+		    .home = s->home,
+		};
+		if (trust_assess(&in, &s->trust, err) < 0)
+			return -1;
+	}
 	if (!project)
 		debug_line(dbg, "config: no project config in %s", s->cwd);
 	for (size_t i = 0; i < s->cfg.notes.len; i++)
@@ -171,6 +193,9 @@ static int add_audit_rules(struct session *s, const struct cli *cli, char *const
 		}
 		audit_close(&probe);
 	}
+	if (s->audit_dir && !s->audit && cli->verb == VERB_RUN && !cli->dry_run &&
+	    !inside_sandbox() && trust_store_prepare(s->audit_dir, err) < 0)
+		return -1;
 	if (s->audit_dir) {
 		_cleanup_free_ char *escaped = pattern_escape(s->audit_dir);
 		rule_list_add(&s->rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
@@ -195,15 +220,16 @@ static char *find_docker_socket(char *const *envp)
 	return xstrdup(path);
 }
 
-static void add_builtin_rules(struct session *s)
+static void add_builtin_rules(const struct session *s, const struct config *cfg,
+			      struct rule_list *rules)
 {
 	if (!s->docker_socket)
 		return;
 	_cleanup_free_ char *escaped = pattern_escape(s->docker_socket);
-	if (s->cfg.docker.value)
-		rule_list_add(&s->rules, escaped, ACCESS_RW, LAYER_BUILTIN, s->cfg.docker.origin);
+	if (cfg->docker.value)
+		rule_list_add(rules, escaped, ACCESS_RW, LAYER_BUILTIN, cfg->docker.origin);
 	else
-		rule_list_add(&s->rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
+		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
 			      "docker socket hidden (--docker exposes it)");
 }
 
@@ -238,6 +264,77 @@ static const char *network_origin(const struct network_config *n)
 	return n->layer == LAYER_BUILTIN ? "default" : n->origin;
 }
 
+/* The policy this run would have without the project config, compared
+ * entry by entry with the real one: that is where a symlink out of the
+ * project, "rw" over a protected path or "ro" over a hidden one shows. */
+static void add_policy_loosenings(struct session *s, const struct cli *cli, struct config *base)
+{
+	apply_cli(base, cli);
+	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
+	add_builtin_rules(s, base, &rules);
+	struct preset_context pctx = {
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .global_config_dir = s->global_dir,
+	    .config_files = &base->files,
+	};
+	preset_expand(preset_select(&base->presets), &pctx, &rules);
+	for (size_t i = 0; i < base->rules.len; i++) {
+		const struct rule *r = &base->rules.items[i];
+		rule_list_add(&rules, r->pattern, r->level, r->layer, r->origin);
+	}
+	if (s->audit_dir) {
+		_cleanup_free_ char *escaped = pattern_escape(s->audit_dir);
+		rule_list_add(&rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
+			      "audit log (written only from outside)");
+	}
+	secrets_add_rules(&s->secrets, &rules);
+	struct policy_input in = {
+	    .rules = &rules,
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .read_only = base->read_only.value,
+	};
+	_cleanup_policy_ struct policy before = {0};
+	_cleanup_error_ struct error perr = ERROR_INIT;
+	if (policy_resolve(&in, &before, &perr) < 0) {
+		strv_pushf(&s->trust.loosenings,
+			   "%s: without this file the policy is refused (%s), with it the run "
+			   "starts",
+			   s->trust.file, perr.msg);
+		return;
+	}
+	trust_add_policy_loosenings(&s->trust, &before, &s->policy);
+}
+
+/* A project config that loosens runs only when its content was approved;
+ * `policy` shows the verdict instead of stopping. */
+static int check_trust(struct session *s, const struct cli *cli, struct config *base,
+		       char *const *envp, const struct debug *dbg, struct error *err)
+{
+	if (!s->trust.file) {
+		s->trust.state = TRUST_NO_FILE;
+		return 0;
+	}
+	bool inside = inside_sandbox();
+	if (!inside)
+		add_policy_loosenings(s, cli, base);
+	_cleanup_free_ char *store = trust_store_dir(envp, s->home);
+	trust_decide(&s->trust, store, inside);
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	trust_describe(&s->trust, &sb);
+	for (char *line = sb.buf, *end; line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		debug_line(dbg, "%s", line);
+	}
+	bool refused = s->trust.state == TRUST_UNAPPROVED || s->trust.state == TRUST_CHANGED;
+	if (refused && cli->verb == VERB_RUN)
+		return trust_refuse(&s->trust, err);
+	return 0;
+}
+
 int session_build(struct session *s, const struct cli *cli, char *const *envp,
 		  const struct debug *dbg, struct error *err)
 {
@@ -250,7 +347,9 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	s->home = find_home(envp);
 	s->global_dir = find_global_dir(envp, s->home);
 
-	if (load_layers(s, cli, dbg, err) < 0)
+	_cleanup_config_ struct config base;
+	config_init(&base);
+	if (load_layers(s, cli, dbg, &base, err) < 0)
 		return -1;
 	apply_cli(&s->cfg, cli);
 	if (cli->rules.len)
@@ -283,7 +382,7 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	}
 
 	s->docker_socket = find_docker_socket(envp);
-	add_builtin_rules(s);
+	add_builtin_rules(s, &s->cfg, &s->rules);
 	host_sockets_add_rules(envp, s->home, &s->rules);
 	struct preset_context pctx = {
 	    .cwd = s->cwd,
@@ -312,6 +411,8 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	if (policy_resolve(&in, &s->policy, err) < 0)
 		return -1;
 	report_policy_notes(dbg, &s->policy);
+	if (check_trust(s, cli, &base, envp, dbg, err) < 0)
+		return -1;
 	return build_wrappers(s, envp, dbg, err);
 }
 
@@ -329,5 +430,6 @@ void session_release(struct session *s)
 	env_result_release(&s->env);
 	free(s->audit_dir);
 	wrapper_plan_release(&s->wrappers);
+	trust_check_release(&s->trust);
 	*s = (struct session){0};
 }

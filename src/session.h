@@ -13,6 +13,7 @@
 #include "report.h"
 #include "rule.h"
 #include "secrets.h"
+#include "trust.h"
 #include "wrappers.h"
 
 struct session {
@@ -31,6 +32,7 @@ struct session {
 	bool audit;		/* this run writes the audit log */
 	bool nested;		/* this run is inside a sandbox already */
 	struct wrapper_plan wrappers;
+	struct trust_check trust; /* may the project config apply? */
 };
 
 int session_build(struct session *s, const struct cli *cli, char *const *envp,

@@ -4,7 +4,8 @@
 # one TAP line. The binary under test is $AGENT_SANDBOX (default: the build).
 #
 # Helpers: `sbx ARGS...` runs the binary and records $rc, $T/out, $T/err;
-# `fail MSG` ends the test; expect_* assert on the last sbx run.
+# `fail MSG` ends the test; expect_* assert on the last sbx run;
+# `approve_config [PATH]` approves a config that loosens on purpose.
 
 set -u
 
@@ -75,6 +76,14 @@ expect_content()
 snapshot()
 {
 	find "$1" -printf '%p %y %s %m\n' | LC_ALL=C sort
+}
+
+# Approves the project config (or the config file or directory given) the
+# way a user would, for tests whose config loosens the defaults on purpose.
+approve_config()
+{
+	"$AS" trust "$@" >/dev/null 2>"$T/trust-err" ||
+		fail "agent-sandbox trust $*: $(cat "$T/trust-err")"
 }
 
 setup_test()

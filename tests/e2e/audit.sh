@@ -108,6 +108,7 @@ test_audit_log_cannot_be_touched_from_inside()
 test_audit_false_turns_logging_off()
 {
 	echo '{"audit": false}' >.agent-sandbox.json
+	approve_config
 	sbx true
 	expect_status 0
 	expect_no_file "$(log_file)"

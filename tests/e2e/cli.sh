@@ -155,15 +155,6 @@ test_conflicting_verbs_are_a_usage_error()
 	expect_status 2
 }
 
-test_later_verbs_are_refused_until_they_exist()
-{
-	for verb in doctor; do
-		sbx $verb
-		expect_status 2
-		expect_err_contains "$verb"
-	done
-}
-
 test_boolean_flags_accept_true_false_one_zero()
 {
 	for v in true 1; do

@@ -158,6 +158,7 @@ test_presets_from_global_and_project_concatenate()
 	mkdir -p "$HOME/.config/agent-sandbox"
 	echo '{"filesystem": {"presets": ["!@lint/python"]}}' >"$HOME/.config/agent-sandbox/config.json"
 	echo '{"filesystem": {"presets": ["!@lint/ts"]}}' >.agent-sandbox.json
+	approve_config
 	echo x >ruff.toml
 	echo x >tsconfig.json
 	echo x >.golangci.yml

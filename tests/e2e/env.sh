@@ -34,6 +34,7 @@ TOKENIZER_PATH=t"
 test_allowed_names_are_kept()
 {
 	echo '{"env": {"allow": ["ANTHROPIC_*"]}}' >.agent-sandbox.json
+	approve_config
 	ANTHROPIC_API_KEY=k OPENAI_API_KEY=o sbx sh -c "$show" sh ANTHROPIC_API_KEY OPENAI_API_KEY
 	expect_status 0
 	expect_out "ANTHROPIC_API_KEY=k
@@ -45,6 +46,7 @@ OPENAI_API_KEY=unset"
 test_block_beats_allow_and_the_filter()
 {
 	echo '{"env": {"allow": ["GITHUB_TOKEN"], "block": ["CI_*"]}}' >.agent-sandbox.json
+	approve_config
 	GITHUB_TOKEN=g CI_JOB=1 PLAIN=p sbx --env-block PLAIN --env-block GITHUB_TOKEN \
 		sh -c "$show" sh GITHUB_TOKEN CI_JOB PLAIN
 	expect_status 0
@@ -56,6 +58,7 @@ PLAIN=unset"
 test_filter_can_be_turned_off()
 {
 	echo '{"env": {"filter-secrets": false}}' >.agent-sandbox.json
+	approve_config
 	NPM_TOKEN=n sbx sh -c "$show" sh NPM_TOKEN
 	expect_out "NPM_TOKEN=n"
 }

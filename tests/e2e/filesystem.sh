@@ -135,6 +135,7 @@ test_cli_layer_beats_project_and_project_beats_global()
 	sbx sh -c 'touch lib/x'
 	[ "$rc" -ne 0 ] || fail "global ro was not applied"
 	echo '{"filesystem": {"rw": ["lib"]}}' >.agent-sandbox.json
+	approve_config
 	sbx sh -c 'touch lib/x'
 	expect_status 0
 	sbx --ro lib sh -c 'touch lib/y'
@@ -341,6 +342,7 @@ test_lint_configs_are_read_only_unless_the_preset_is_removed()
 		[ "$rc" -ne 0 ] || fail "$f was writable"
 	done
 	echo '{"filesystem": {"presets": ["!@lint/python"]}}' >.agent-sandbox.json
+	approve_config
 	sbx sh -c 'echo x > ruff.toml'
 	expect_status 0
 	sbx sh -c 'echo x > tsconfig.json'
@@ -371,6 +373,8 @@ test_missing_home_is_refused_while_base_applies()
 	expect_err_contains "home"
 	expect_no_file ran
 	echo '{"filesystem": {"presets": ["!@base"], "rw": ["."]}}' >.agent-sandbox.json
+	export XDG_STATE_HOME="$T/state" # the approval, without creating the home
+	approve_config
 	HOME="$T/no-such-home" sbx true
 	expect_status 0
 }

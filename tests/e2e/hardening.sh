@@ -172,6 +172,7 @@ test_the_proxy_still_works_when_unix_sockets_are_refused()
 	cat >.agent-sandbox.json <<JSON
 {"network": {"allow": ["test.example"], "resolve": {"test.example": "127.0.0.1"}}}
 JSON
+	approve_config
 	sbx sh -c 'curl -sS --max-time 10 -p "$1" &&
 		python3 -c "import socket; socket.socket(socket.AF_UNIX)"' sh \
 		"http://test.example:$http_port/hello.txt"

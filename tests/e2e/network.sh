@@ -17,6 +17,7 @@ serve()
              "resolve": {"test.example": "127.0.0.1", "a.wild.example": "127.0.0.1",
                          "no.wild.example": "127.0.0.1"}}}
 JSON
+	approve_config
 }
 
 test_an_allowed_name_is_tunnelled_with_connect()
@@ -50,6 +51,7 @@ test_a_pinned_name_allowed_by_exact_name_may_point_at_loopback()
 {
 	serve
 	echo '{"network": {"resolve": {"mirror.test": "127.0.0.1"}}}' >.agent-sandbox.json
+	approve_config
 	sbx curl -s --max-time 10 "http://mirror.test:$http_port/hello.txt"
 	expect_out_contains "mirror.test is not in network.allow"
 	sbx --allow-host mirror.test curl -sS --max-time 10 "http://mirror.test:$http_port/hello.txt"
@@ -116,6 +118,7 @@ test_listed_localhost_ports_reach_the_host_and_others_do_not()
 	start_http_server "$T/srv2"
 	unlisted=$http_port
 	echo "{\"network\": {\"localhost\": [$listed]}}" >.agent-sandbox.json
+	approve_config
 	sbx curl -sS --max-time 10 "http://127.0.0.1:$listed/hello.txt"
 	expect_status 0
 	expect_out hello

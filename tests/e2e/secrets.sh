@@ -89,6 +89,7 @@ test_skipped_directories_are_not_scanned()
 {
 	make_files node_modules/pkg/.env .git/secret-thing vendor/.env
 	echo '{"secrets": {"skip": ["vendor"]}}' >.agent-sandbox.json
+	approve_config
 	sbx cat node_modules/pkg/.env vendor/.env
 	expect_status 0
 	expect_out "secret-node_modules/pkg/.env
@@ -106,6 +107,7 @@ test_configured_patterns_add_and_remove()
   }
 }
 JSON
+	approve_config
 	sbx cat db.sqlite .env notes-secret.md
 	expect_status 0
 	expect_out "secret-.env

@@ -34,8 +34,8 @@ static char *joined(char *const *words)
 
 static const char *verb_name(enum verb v)
 {
-	static const char *const names[] = {"run", "check",   "policy", "doctor",
-					    "log", "version", "help"};
+	static const char *const names[] = {"run",   "check", "policy",	 "doctor",
+					    "trust", "log",   "version", "help"};
 	return (size_t)v < ARRAY_SIZE(names) ? names[v] : "?";
 }
 
@@ -244,7 +244,8 @@ static void cli_rejects_bad_usage_naming_the_problem(void **state)
 	    {{"policy", "ls"}, "policy takes only flags, not \"ls\"", NULL},
 	    {{"check", "x"}, "unexpected argument \"x\"", NULL},
 	    {{"--version", "x"}, "unexpected argument \"x\"", NULL},
-	    {{"doctor"}, "\"doctor\" is not supported by this version", "agent-sandbox -- doctor"},
+	    {{"doctor", "x"}, "doctor takes no arguments, not \"x\"", NULL},
+	    {{"trust", "a", "b"}, "trust takes one config file or directory, not \"b\" too", NULL},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char *argv[MAX_ARGS + 2] = {"agent-sandbox"};
