@@ -19,6 +19,8 @@
 #   open_by_handle_at on a hidden file (the "shocker" attack)
 #   reading another user's file in /tmp
 #   writing or removing the audit log from inside
+#
+# A known hole, not run: writing /proc/sys as root (see pending_ at the end).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib"
 
@@ -420,6 +422,22 @@ test_the_audit_log_cannot_be_written_or_removed_from_inside()
 	head -c "$(wc -c <"$T/log.before")" "$log" | cmp -s - "$T/log.before" ||
 		fail "the earlier records changed"
 	! grep -qx '{"event":"forged"}' "$log" || fail "a forged record reached the log"
+}
+
+# A known hole on the current main branch, reported with issue 6; rename
+# pending_ to test_ once fixed. bwrap 0.8 leaves /proc/sys writable in the
+# sandbox's /proc, and sysctl files check the uid, not capabilities: run as
+# root, the command is host uid 0 and can set kernel.core_pattern (a
+# program the kernel runs as root on the next crash) or kernel.modprobe.
+# The attempt writes back the current value, so it cannot harm the host.
+pending_writing_proc_sys_is_refused()
+{
+	sbx sh -c 'for f in kernel/core_pattern kernel/modprobe; do
+		v=$(cat /proc/sys/$f 2>/dev/null) || continue
+		printf "%s\n" "$v" 2>/dev/null >/proc/sys/$f && echo "wrote $f"
+	done; true'
+	expect_status 0
+	expect_out ""
 }
 
 run_tests
