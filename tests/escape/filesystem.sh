@@ -1,0 +1,443 @@
+#!/bin/sh
+# Escape attempts against the filesystem rules. Each runs inside the sandbox,
+# must fail, and must leave the host's view of the guardrails unchanged:
+#
+#   writing through /proc/self/root, /proc/1/cwd, /proc/1/root
+#   reopening a read-only file for writing through /proc/<pid>/fd
+#   symlinks planted in the project pointing at protected files
+#   a symlink swapped back and forth while writes go through it (race)
+#   renaming over, away or exchanging (renameat2) protected files
+#   hard links to protected and masked files
+#   rewriting, replacing or chmod-ing .agent-sandbox.jsonc
+#   a second project config written beside the protected one
+#   writing outside the project (world-writable host dirs, /etc, home)
+#   chmod and chown of read-only files
+#   creating device nodes (mknod)
+#   remounting read-only mounts read-write, through mount(8) and mount(2)
+#   bind-mounting or mounting a tmpfs over a protected path
+#   a new user and mount namespace to unmount or remount a protection
+#   open_by_handle_at on a hidden file (the "shocker" attack)
+#   reading another user's file in /tmp
+#   writing or removing the audit log from inside
+#
+# A known hole, not run: writing /proc/sys as root (see pending_ at the end).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib"
+
+test_write_through_proc_self_root_is_refused()
+{
+	make_guarded_project
+	before=$(host_state)
+	sbx sh -c 'for p in "$HOME/.bashrc" "$PWD/.git/hooks/pre-commit" "$PWD/.agent-sandbox.json" \
+		"$PWD/ruff.toml" "$PWD/.env" "$HOME/new-file"; do
+		echo pwned 2>/dev/null >"/proc/self/root$p" && echo "wrote $p"
+	done; true'
+	expect_status 0
+	expect_out ""
+	expect_host_unchanged "$before"
+}
+
+test_write_through_proc_1_cwd_and_root_is_refused()
+{
+	make_guarded_project
+	before=$(host_state)
+	sbx sh -c 'for p in /proc/1/cwd/.git/hooks/pre-commit /proc/1/cwd/.git/config \
+		/proc/1/cwd/tsconfig.json "/proc/1/root$HOME/.bashrc" "/proc/$$/cwd/.agent-sandbox.json"; do
+		echo pwned 2>/dev/null >>"$p" && echo "wrote $p"
+	done; true'
+	expect_status 0
+	expect_out ""
+	expect_host_unchanged "$before"
+}
+
+test_reopening_a_read_only_file_through_proc_pid_fd_is_refused()
+{
+	make_guarded_project
+	# The descriptor is read-only; /proc/<pid>/fd/N reopens the file
+	# itself, so the mount's read-only flag still decides.
+	cat >attempt.py <<'PY'
+import os, subprocess, sys
+wrote = []
+for path in (".git/hooks/pre-commit", ".agent-sandbox.json", os.path.expanduser("~/.bashrc"), ".env"):
+    fd = os.open(path, os.O_RDONLY)
+    holder = subprocess.Popen(["sleep", "30"], pass_fds=(fd,))
+    for via in ("/proc/self/fd/%d" % fd, "/proc/%d/fd/%d" % (holder.pid, fd)):
+        try:
+            w = os.open(via, os.O_WRONLY | os.O_APPEND)
+            os.write(w, b"pwned\n")
+            wrote.append(via + " -> " + path)
+        except OSError:
+            pass
+    holder.kill()
+print("\n".join(wrote))
+PY
+	before=$(host_state)
+	sbx "$PY" attempt.py
+	expect_status 0
+	expect_out ""
+	expect_host_unchanged "$before"
+}
+
+test_symlinks_planted_in_the_project_do_not_make_protected_files_writable()
+{
+	make_guarded_project
+	before=$(host_state)
+	sbx sh -c 'ln -s .git/hooks/pre-commit l1 && ln -s "$HOME/.bashrc" l2 &&
+		ln -s .agent-sandbox.json l3 && ln -s .env l4 && ln -s .git/hooks l5 || exit 9
+		for l in l1 l2 l3 l4; do echo pwned 2>/dev/null >>"$l" && echo "wrote $l"; done
+		echo pwned 2>/dev/null >l5/post-checkout && echo "wrote l5"; true'
+	expect_status 0
+	expect_out ""
+	rm l1 l2 l3 l4 l5
+	expect_host_unchanged "$before"
+}
+
+test_symlink_swap_race_cannot_redirect_writes_onto_protected_files()
+{
+	make_guarded_project
+	# One process swaps a link atomically (rename over it) between a
+	# writable file and each protected one, as fast as it can; the other
+	# keeps opening the link for appending.
+	cat >attempt.py <<'PY'
+import os, sys
+targets = [".git/hooks/pre-commit", os.path.expanduser("~/.bashrc"), ".agent-sandbox.json", "ruff.toml"]
+open("scratch", "w").close()
+os.symlink("scratch", "link")
+child = os.fork()
+if child == 0:
+    n = 0
+    while not os.path.exists("stop"):
+        for t in ("scratch", targets[n % len(targets)]):
+            os.symlink(t, "link.new")
+            os.rename("link.new", "link")
+        n += 1
+    os._exit(0)
+landed = {}
+for _ in range(3000):
+    try:
+        with open("link", "a") as f:
+            f.write("pwned\n")
+            landed[os.path.realpath("/proc/self/fd/%d" % f.fileno())] = 1
+    except OSError:
+        pass
+open("stop", "w").close()
+os.waitpid(child, 0)
+print("\n".join(p for p in landed if not p.endswith("/scratch")))
+PY
+	before=$(host_state)
+	sbx "$PY" attempt.py
+	expect_status 0
+	expect_out ""
+	# The race ran: some writes landed in the writable file.
+	[ -s scratch ] || fail "no write went through the link; the race did not run"
+	rm -f scratch link stop
+	expect_host_unchanged "$before"
+}
+
+test_renaming_over_or_away_protected_files_is_refused()
+{
+	make_guarded_project
+	before=$(host_state)
+	sbx sh -c 'echo evil >new
+		for t in .agent-sandbox.json ruff.toml tsconfig.json .env .git/hooks/pre-commit .git/config \
+			.git/hooks "$HOME/.bashrc"; do
+			mv -f new "$t" 2>/dev/null && echo "replaced $t"
+			mv -f "$t" moved 2>/dev/null && echo "moved $t"
+		done; true'
+	expect_status 0
+	expect_out ""
+	# mv falls back to copy and unlink across mounts: the copy of a
+	# readable file may be left, the original stays.
+	rm -rf new moved
+	expect_host_unchanged "$before"
+}
+
+test_rename_exchange_with_a_protected_file_is_refused()
+{
+	make_guarded_project
+	cat >attempt.py <<'PY'
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+with open("evil", "w") as f:
+    f.write("pwned\n")
+for target in (".agent-sandbox.json", ".git/hooks/pre-commit", ".git/config", "ruff.toml", ".env"):
+    r = libc.renameat2(AT_FDCWD, b"evil", AT_FDCWD, target.encode(), RENAME_EXCHANGE)
+    print(target, "exchanged" if r == 0 else os.strerror(ctypes.get_errno()))
+PY
+	before=$(host_state)
+	sbx "$PY" attempt.py
+	expect_status 0
+	expect_out_lacks exchanged
+	[ "$(wc -l <"$T/out")" -eq 5 ] || fail "unexpected output: $(out)"
+	rm -f evil
+	expect_host_unchanged "$before"
+}
+
+test_hard_links_to_protected_and_masked_files_are_refused()
+{
+	make_guarded_project
+	before=$(host_state)
+	sbx sh -c 'for t in .git/hooks/pre-commit .git/config .agent-sandbox.json ruff.toml .env \
+		"$HOME/.bashrc"; do
+		ln "$t" hardlink 2>/dev/null && echo "linked $t" && rm hardlink
+	done; true'
+	expect_status 0
+	expect_out ""
+	expect_no_file hardlink
+	# host_state records link counts: a link made anywhere would show.
+	expect_host_unchanged "$before"
+	# And the masked secret still reads empty through every name inside.
+	sbx sh -c 'cat .env; cat /proc/self/root/"$PWD"/.env'
+	expect_out ""
+}
+
+test_agent_sandbox_jsonc_cannot_be_rewritten_or_replaced()
+{
+	make_guarded_project
+	rm .agent-sandbox.json
+	echo '{"network": false} // reviewed' >.agent-sandbox.jsonc
+	before=$(host_state)
+	loosen='{"network": true, "filesystem": {"rw": ["~"]}, "commands": {"git": true}}'
+	sbx sh -c 'c=.agent-sandbox.jsonc
+		echo "$1" 2>/dev/null >$c && echo "wrote"
+		echo "$1" 2>/dev/null >>$c && echo "appended"
+		truncate -s 0 $c 2>/dev/null && echo "truncated"
+		sed -i "s/false/true/" $c 2>/dev/null && echo "sed -i"
+		chmod 666 $c 2>/dev/null && echo "chmod"
+		rm -f $c 2>/dev/null && echo "removed"
+		echo "$1" >other && mv -f other $c 2>/dev/null && echo "renamed over"
+		cp other $c 2>/dev/null && echo "copied over"
+		true' sh "$loosen"
+	expect_status 0
+	expect_out ""
+	rm -f other
+	expect_host_unchanged "$before"
+}
+
+test_a_config_written_beside_the_protected_one_stops_the_next_run_instead_of_loosening_it()
+{
+	make_guarded_project
+	# The protected .agent-sandbox.json says no network. The project
+	# directory is writable, so a .agent-sandbox.jsonc can be created...
+	sbx sh -c 'echo "{\"network\": true, \"filesystem\": {\"rw\": [\"~\"]}}" >.agent-sandbox.jsonc'
+	expect_status 0
+	# ...but the next run refuses to start instead of merging it in.
+	sbx sh -c 'touch "$HOME/pwned"'
+	expect_status 2
+	expect_err_contains "keep one of them"
+	expect_no_file "$HOME/pwned"
+}
+
+test_writing_outside_the_project_is_refused()
+{
+	make_guarded_project
+	world_dir outside
+	before=$(host_state)
+	sbx sh -c 'for p in "$1/planted" "$HOME/planted" /etc/agent-sandbox-planted \
+		/usr/local/bin/agent-sandbox-planted "$PWD/../planted-beside"; do
+		echo pwned 2>/dev/null >"$p" && echo "wrote $p"
+	done
+	mkdir "$1/dir" 2>/dev/null && echo "mkdir"; true' sh "$outside"
+	expect_status 0
+	expect_out_lacks "wrote $outside"
+	expect_out_lacks "wrote $HOME"
+	expect_out_lacks "wrote /etc"
+	expect_out_lacks "wrote /usr"
+	expect_out_lacks mkdir
+	[ -z "$(ls -A "$outside")" ] || fail "the world-writable host directory got: $(ls -A "$outside")"
+	expect_no_file /etc/agent-sandbox-planted
+	expect_no_file /usr/local/bin/agent-sandbox-planted
+	expect_no_file "$T/planted-beside"
+	expect_host_unchanged "$before"
+}
+
+test_chmod_and_chown_of_read_only_files_are_refused()
+{
+	make_guarded_project
+	before=$(host_state)
+	sbx sh -c 'me=$(id -u)
+		for t in .git/hooks/pre-commit .git/hooks .git/config .agent-sandbox.json ruff.toml .env \
+			"$HOME/.bashrc" "$HOME"; do
+			chmod 777 "$t" 2>/dev/null && echo "chmod $t"
+			chmod 000 "$t" 2>/dev/null && echo "chmod 000 $t"
+			chown "$me:$me" "$t" 2>/dev/null && echo "chown $t"
+			touch -d 2000-01-01 "$t" 2>/dev/null && echo "touch $t"
+		done; true'
+	expect_status 0
+	expect_out ""
+	expect_host_unchanged "$before"
+}
+
+test_mknod_of_device_nodes_is_refused()
+{
+	sbx sh -c 'mknod null-again c 1 3 2>/dev/null && echo "char device"
+		mknod disk b 8 0 2>/dev/null && echo "block device"
+		mknod /tmp/kmem c 1 2 2>/dev/null && echo "device in /tmp"; true'
+	expect_status 0
+	expect_out ""
+	expect_no_file null-again
+	expect_no_file disk
+	# Python's os.mknod calls mknodat(2) directly.
+	sbx "$PY" -c 'import os, stat
+try:
+    os.mknod("mem", stat.S_IFCHR | 0o666, os.makedev(1, 1)); print("made")
+except OSError as e:
+    print(e.errno)'
+	expect_out 1
+	expect_no_file mem
+}
+
+test_remounting_read_only_mounts_read_write_is_refused()
+{
+	make_guarded_project
+	before=$(host_state)
+	sbx sh -c 'for m in / /usr "$HOME" "$PWD/.git/hooks" "$PWD/.agent-sandbox.json" /run/agent-sandbox; do
+		mount -o remount,rw "$m" 2>/dev/null && echo "remounted $m"
+		mount -o remount,bind,rw "$m" 2>/dev/null && echo "remounted bind $m"
+	done
+	echo pwned 2>/dev/null >.git/hooks/pre-commit && echo "wrote the hook"; true'
+	expect_status 0
+	expect_out ""
+	# mount(2) itself, without mount(8) in between.
+	sbx "$PY" -c 'import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+MS_REMOUNT, MS_BIND = 32, 4096
+for target in (b".git/hooks", os.path.expanduser("~").encode(), b"/"):
+    r = libc.mount(None, target, None, MS_REMOUNT | MS_BIND, None)
+    print(target.decode(), r, os.strerror(ctypes.get_errno()) if r else "remounted")'
+	expect_status 0
+	expect_out_lacks remounted
+	expect_host_unchanged "$before"
+}
+
+test_bind_mount_or_tmpfs_over_a_protected_path_is_refused()
+{
+	make_guarded_project
+	before=$(host_state)
+	sbx sh -c 'mkdir fake-hooks && echo "#!/bin/sh" >fake-hooks/pre-commit
+		mount --bind fake-hooks .git/hooks 2>/dev/null && echo "bound over hooks"
+		mount -t tmpfs none .git/hooks 2>/dev/null && echo "tmpfs over hooks"
+		mount --bind fake-hooks/pre-commit .agent-sandbox.json 2>/dev/null && echo "bound over config"
+		mount -t tmpfs none "$HOME" 2>/dev/null && echo "tmpfs over home"; true'
+	expect_status 0
+	expect_out ""
+	rm -rf fake-hooks
+	expect_host_unchanged "$before"
+}
+
+test_a_new_user_namespace_cannot_unmount_or_remount_a_protection()
+{
+	make_guarded_project
+	before=$(host_state)
+	# Whether unshare(CLONE_NEWUSER) works inside depends on the user (as
+	# root bwrap leaves no uid map to extend). Where it works, the mounts
+	# the sandbox made read-only are locked: they cannot be unmounted to
+	# uncover the writable directory below, nor remounted read-write.
+	cat >attempt.sh <<'SH'
+for m in .git/hooks .agent-sandbox.json "$HOME"; do
+	umount "$m" 2>/dev/null && echo "unmounted $m"
+	umount -l "$m" 2>/dev/null && echo "detached $m"
+	mount -o remount,bind,rw "$m" 2>/dev/null && echo "remounted $m"
+done
+mount --bind /tmp "$HOME" 2>/dev/null && touch "$HOME/only-in-this-namespace"
+echo pwned 2>/dev/null >>.git/hooks/pre-commit && echo "wrote the hook"
+echo pwned 2>/dev/null >>.agent-sandbox.json && echo "wrote the config"
+true
+SH
+	sbx sh -c 'unshare -Urm sh attempt.sh; unshare -Ur sh attempt.sh; true'
+	expect_status 0
+	expect_out ""
+	expect_no_file "$HOME/only-in-this-namespace"
+	rm attempt.sh
+	expect_host_unchanged "$before"
+}
+
+test_open_by_handle_at_cannot_reach_a_hidden_file()
+{
+	make_guarded_project
+	# The host computes a file handle for the hidden key; inside, opening
+	# it by handle would bypass every mount (CAP_DAC_READ_SEARCH, absent).
+	cat >handle.py <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+class FileHandle(ctypes.Structure):
+    _fields_ = [("handle_bytes", ctypes.c_uint), ("handle_type", ctypes.c_int),
+                ("f_handle", ctypes.c_ubyte * 128)]
+AT_FDCWD = -100
+if sys.argv[1] == "make":
+    fh = FileHandle(128)
+    mount_id = ctypes.c_int()
+    if libc.name_to_handle_at(AT_FDCWD, sys.argv[2].encode(), ctypes.byref(fh), ctypes.byref(mount_id), 0):
+        sys.exit("name_to_handle_at: " + os.strerror(ctypes.get_errno()))
+    open("handle", "wb").write(bytes(fh))
+else:
+    fh = FileHandle.from_buffer_copy(open("handle", "rb").read())
+    mount_fd = os.open("/", os.O_RDONLY)
+    fd = libc.open_by_handle_at(mount_fd, ctypes.byref(fh), os.O_RDONLY)
+    if fd < 0:
+        print("refused", ctypes.get_errno())
+    else:
+        print(os.read(fd, 100).decode())
+PY
+	"$PY" handle.py make "$HOME/.ssh/id_ed25519" || fail "could not make a file handle on the host"
+	sbx "$PY" handle.py open
+	expect_status 0
+	expect_out "refused 1"
+}
+
+test_another_users_file_in_tmp_is_neither_readable_nor_writable()
+{
+	other=$(mktemp -d /tmp/as-escape-other.XXXXXX)
+	# shellcheck disable=SC2064
+	trap "rm -rf '$other'" EXIT
+	echo other-users-data >"$other/notes"
+	chmod 755 "$other" && chmod 666 "$other/notes"
+	[ "$(id -u)" -ne 0 ] || chown -R nobody "$other"
+	before=$(ls -la "$other"; cat "$other/notes")
+	sbx sh -c 'cat "$1/notes" 2>/dev/null; ls /tmp | grep as-escape-other
+		echo pwned 2>/dev/null >>"$1/notes" && cat "$1/notes"; true' sh "$other"
+	expect_status 0
+	expect_out_lacks other-users-data
+	expect_out_lacks as-escape-other
+	[ "$(ls -la "$other"; cat "$other/notes")" = "$before" ] || fail "the other user's file changed"
+}
+
+test_the_audit_log_cannot_be_written_or_removed_from_inside()
+{
+	log="$HOME/.local/state/agent-sandbox/audit.jsonl"
+	sbx true
+	expect_status 0
+	expect_file "$log"
+	cp "$log" "$T/log.before"
+	sbx sh -c 'd="$HOME/.local/state/agent-sandbox"
+		echo "{\"event\":\"forged\"}" 2>/dev/null >>"$d/audit.jsonl" && echo "appended"
+		printf "" 2>/dev/null >"$d/audit.jsonl" && echo "truncated"
+		rm -f "$d/audit.jsonl" 2>/dev/null
+		ls -A "$d"; true'
+	expect_status 0
+	expect_out ""
+	# The old records are still there, untouched, and nothing forged.
+	head -c "$(wc -c <"$T/log.before")" "$log" | cmp -s - "$T/log.before" ||
+		fail "the earlier records changed"
+	! grep -qx '{"event":"forged"}' "$log" || fail "a forged record reached the log"
+}
+
+# A known hole on the current main branch, reported with issue 6; rename
+# pending_ to test_ once fixed. bwrap 0.8 leaves /proc/sys writable in the
+# sandbox's /proc, and sysctl files check the uid, not capabilities: run as
+# root, the command is host uid 0 and can set kernel.core_pattern (a
+# program the kernel runs as root on the next crash) or kernel.modprobe.
+# The attempt writes back the current value, so it cannot harm the host.
+pending_writing_proc_sys_is_refused()
+{
+	sbx sh -c 'for f in kernel/core_pattern kernel/modprobe; do
+		v=$(cat /proc/sys/$f 2>/dev/null) || continue
+		printf "%s\n" "$v" 2>/dev/null >/proc/sys/$f && echo "wrote $f"
+	done; true'
+	expect_status 0
+	expect_out ""
+}
+
+run_tests
