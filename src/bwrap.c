@@ -41,6 +41,8 @@ static void render_audit_socket(const struct sandbox_plan *plan, struct strv *ar
 		add3(args, "--bind", plan->audit_socket, AUDIT_SOCKET_INSIDE);
 }
 
+static const char *const proc_covered[] = {"sys", "sysrq-trigger", "irq", "bus"};
+
 static void render_base(const struct sandbox_plan *plan, struct strv *args)
 {
 	const struct access_entry *root = NULL;
@@ -60,6 +62,14 @@ static void render_base(const struct sandbox_plan *plan, struct strv *args)
 			break;
 		case BASE_PROC:
 			add2(args, "--proc", m->path);
+			/* A sandbox run by root is uid 0 inside, and the
+			 * kernel checks little more than that for writes to
+			 * sysctls or the SysRq trigger: cover them read-only. */
+			for (size_t k = 0; k < ARRAY_SIZE(proc_covered); k++) {
+				_cleanup_free_ char *p =
+				    xasprintf("%s/%s", m->path, proc_covered[k]);
+				add3(args, "--ro-bind-try", p, p);
+			}
 			break;
 		case BASE_TMPFS:
 			add2(args, "--tmpfs", m->path);
@@ -145,6 +155,8 @@ static char *forward_spec(const struct sandbox_net *net)
 static void render_landlock(const struct sandbox_plan *plan, struct strv *args)
 {
 	const struct layers *l = plan->layers;
+	if (plan->allow_unix && plan->net)
+		add(args, ALLOW_UNIX_ARG);
 	if (!l || !l->landlock_fs) {
 		add(args, LANDLOCK_OFF_ARG);
 		return;
@@ -191,6 +203,11 @@ size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args)
 		add3(args, "--chmod", "0111", SANDBOX_DIR);
 	add2(args, "--remount-ro", SANDBOX_DIR);
 
+	for (char *const *e = plan->loader_env; e && *e; e++) {
+		_cleanup_free_ char *name = xstrndup(*e, strcspn(*e, "="));
+		const char *eq = strchr(*e, '=');
+		add3(args, "--setenv", name, eq ? eq + 1 : "");
+	}
 	add3(args, "--setenv", "AGENT_SANDBOX", "1");
 	if (plan->net)
 		render_network_env(plan->net, args);

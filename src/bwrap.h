@@ -38,6 +38,8 @@ struct sandbox_plan {
 	const char *audit_socket;	     /* host path of the audit socket, or NULL */
 	const struct wrapper_plan *wrappers; /* NULL for none */
 	bool nested;			     /* keep the outer sandbox's /run/agent-sandbox */
+	bool allow_unix;		     /* keep unix sockets for the command (--docker) */
+	char *const *loader_env;	     /* NAME=VALUE set only inside (env_split_loader) */
 	const struct layers *layers;	     /* Landlock for the init to apply; NULL: none */
 };
 

@@ -99,3 +99,25 @@ void env_result_release(struct env_result *r)
 	strv_release(&r->reasons);
 	strv_release(&r->set);
 }
+
+static bool is_loader_variable(const char *entry)
+{
+	static const char *const names[] = {
+	    "GCONV_PATH",  "GETCONF_DIR",      "GLIBC_TUNABLES", "HOSTALIASES",
+	    "LOCALDOMAIN", "LOCPATH",	       "MALLOC_TRACE",	 "NIS_PATH",
+	    "NLSPATH",	   "RESOLV_HOST_CONF", "RES_OPTIONS",	 "TZDIR",
+	};
+	if (!strncmp(entry, "LD_", 3))
+		return true;
+	size_t len = strcspn(entry, "=");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && !strncmp(entry, names[i], len))
+			return true;
+	return false;
+}
+
+void env_split_loader(char *const *envp, struct strv *host, struct strv *loader)
+{
+	for (char *const *e = envp; e && *e; e++)
+		strv_push(is_loader_variable(*e) ? loader : host, *e);
+}

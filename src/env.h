@@ -27,4 +27,10 @@ struct env_result {
 const char *env_secret_pattern(const char *name, size_t len);
 
 void env_filter(const struct env_rules *rules, char *const *envp, struct env_result *out);
+
+/* Splits ENVP for starting bwrap: variables the dynamic loader or libc act
+ * on at start-up (LD_PRELOAD, GCONV_PATH, ...) go to LOADER, the rest to
+ * HOST. bwrap runs on the host before the sandbox exists, so the loader's
+ * variables must reach only the inside (as --setenv). */
+void env_split_loader(char *const *envp, struct strv *host, struct strv *loader);
 void env_result_release(struct env_result *r);

@@ -273,12 +273,25 @@ static void expand_git(unsigned set, struct rule_list *out, const struct preset_
 	if (!git_discover(ctx->cwd, &g))
 		return;
 
+	/* Renaming .git away would carry the read-only hooks and config off
+	 * with it and let a fresh .git take its place; a mount point cannot
+	 * be renamed. Only where the directory is writable anyway. */
+	if (path_is_within(g.git_dir, ctx->cwd))
+		add_literal(out, g.git_dir, ACCESS_RW, "@git");
 	if (strcmp(g.git_dir, g.common) != 0) {
 		/* A linked worktree keeps its objects and refs in the main
 		 * repository, which git must be able to write to commit. */
 		add_literal(out, g.common, ACCESS_RW, "@git");
 		_cleanup_free_ char *wt_config = xasprintf("%s/config.worktree", g.git_dir);
 		add_literal(out, wt_config, ACCESS_RO, "@git");
+		/* The links between the worktree and its repository: rewritten,
+		 * they would point git at a repository of the agent's making. */
+		_cleanup_free_ char *gitfile = xasprintf("%s/.git", g.toplevel);
+		_cleanup_free_ char *commondir = xasprintf("%s/commondir", g.git_dir);
+		_cleanup_free_ char *gitdir = xasprintf("%s/gitdir", g.git_dir);
+		add_literal(out, gitfile, ACCESS_RO, "@git");
+		add_literal(out, commondir, ACCESS_RO, "@git");
+		add_literal(out, gitdir, ACCESS_RO, "@git");
 	}
 	_cleanup_free_ char *hooks = xasprintf("%s/hooks", g.common);
 	_cleanup_free_ char *config = xasprintf("%s/config", g.common);

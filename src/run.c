@@ -286,6 +286,8 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	}
 	const char *runtime_dir = env_get(envp, "XDG_RUNTIME_DIR");
 	bool new_session = !isatty(in);
+	_cleanup_strv_ struct strv host_env = STRV_INIT, loader_env = STRV_INIT;
+	env_split_loader(strv_array(&s.env.envp), &host_env, &loader_env);
 	struct sandbox_plan plan = {
 	    .policy = &s.policy,
 	    .host_network = s.cfg.network.mode == NETWORK_HOST,
@@ -305,6 +307,8 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .wrappers = &s.wrappers,
 	    .nested = s.nested,
 	    .layers = &layers,
+	    .allow_unix = s.cfg.docker.value,
+	    .loader_env = strv_array(&loader_env),
 	};
 	_cleanup_strv_ struct strv args = STRV_INIT;
 	size_t command_start = bwrap_render(&plan, &args);
@@ -325,7 +329,7 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .bwrap = bwrap,
 	    .args = &args,
 	    .command_start = command_start,
-	    .envp = strv_array(&s.env.envp),
+	    .envp = strv_array(&host_env),
 	    .in = in,
 	    .out = out,
 	    .err = err_fd,

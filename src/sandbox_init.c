@@ -63,7 +63,8 @@ static void noop_handler(int sig)
 /* What the init applies to the command, from its arguments. */
 struct command_layers {
 	bool filtered_network;
-	bool landlock; /* false only when told --no-landlock */
+	bool allow_unix; /* --docker: the socket it exposes must be reachable */
+	bool landlock;	 /* false only when told --no-landlock */
 	char **writable;
 	size_t writable_len;
 	uint16_t *tcp_connect;
@@ -95,7 +96,7 @@ static void restrict_command(const struct command_layers *cl)
 		if (landlock_apply(&plan, &err) < 0)
 			die("%s", err.msg);
 	}
-	unsigned flags = cl->filtered_network ? SECCOMP_COMMAND_NO_UNIX : 0;
+	unsigned flags = cl->filtered_network && !cl->allow_unix ? SECCOMP_COMMAND_NO_UNIX : 0;
 	if (flags && seccomp_filter_load_command(flags, &err) < 0)
 		die("%s", err.msg);
 }
@@ -202,6 +203,8 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 			    (uint16_t)parse_number(argv[arg] + strlen(LANDLOCK_CONNECT_ARG), 65535);
 		else if (!strcmp(argv[arg], LANDLOCK_OFF_ARG))
 			landlock_off = true;
+		else if (!strcmp(argv[arg], ALLOW_UNIX_ARG))
+			cl.allow_unix = true;
 		else
 			die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
 	}

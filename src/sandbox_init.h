@@ -11,6 +11,9 @@
 #define LANDLOCK_RW_ARG "--landlock-rw="
 #define LANDLOCK_CONNECT_ARG "--landlock-connect="
 #define LANDLOCK_OFF_ARG "--no-landlock"
+/* With the filtered network the command may not create unix sockets,
+ * unless the policy exposes one on purpose (--docker). */
+#define ALLOW_UNIX_ARG "--allow-unix"
 
 _Noreturn void sandbox_init_main(int argc, char **argv);
 

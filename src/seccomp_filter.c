@@ -48,7 +48,7 @@ const struct seccomp_rule seccomp_rules[] = {
      "its flags are in memory, out of the filter's reach: libc falls back to clone"},
     {"io_uring_setup, io_uring_enter, io_uring_register", "EPERM",
      "performs system calls that no filter sees; a large attack surface"},
-    {"socket(AF_UNIX), filtered network only, for the command", "EPERM",
+    {"socket(AF_UNIX), filtered network without --docker, for the command", "EPERM",
      "a unix socket could reach a host service past the proxy"},
 };
 const size_t seccomp_rules_len = ARRAY_SIZE(seccomp_rules);

@@ -15,7 +15,7 @@
 #   see: it may skip the hook for its own invocation, but cannot make that
 #   last beyond it
 #
-# Known holes, not run (see the pending_ functions at the end).
+# A known limit, not run: see pending_a_missing_config_worktree_cannot_be_created.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib"
 
@@ -217,13 +217,13 @@ test_the_real_git_binary_skips_the_guard_but_cannot_change_hooks_or_config()
 	expect_hook_still_guards_the_host
 }
 
-# Known holes on the current main branch, reported with issue 6. Each is
-# written as the test it should be; rename pending_ to test_ once fixed.
+# Holes found while writing this suite, fixed since; each stays as a test.
+
 
 # The parent of .git/hooks can be renamed: the read-only mounts travel
 # with it, and a fresh .git with writable hooks and config takes its place
 # on the host.
-pending_moving_the_git_directory_away_is_refused()
+test_moving_the_git_directory_away_is_refused()
 {
 	make_guarded_project
 	before=$(host_state)
@@ -235,27 +235,43 @@ pending_moving_the_git_directory_away_is_refused()
 	expect_hook_still_guards_the_host
 }
 
-# In a linked worktree the .git file and the worktree's gitdir (commondir,
-# config.worktree when extensions.worktreeConfig is on) are writable.
-pending_a_linked_worktree_cannot_be_repointed_or_reconfigured()
+# In a linked worktree the .git file and the worktree's commondir and
+# gitdir link it to its repository: rewritten, they would point the host's
+# git at a repository of the agent's making.
+test_a_linked_worktree_cannot_be_repointed()
+{
+	mkdir main
+	(cd main && make_guarded_project && git worktree add -q ../wt) || fail "worktree setup failed"
+	cd wt || fail "no worktree"
+	before=$(cat .git ../main/.git/worktrees/wt/commondir ../main/.git/worktrees/wt/gitdir)
+	sbx sh -c 'echo "gitdir: $PWD/evil" 2>/dev/null >.git && echo ".git file"
+		echo "$PWD/evil" 2>/dev/null >../main/.git/worktrees/wt/commondir && echo "commondir"
+		echo "$PWD/evil" 2>/dev/null >../main/.git/worktrees/wt/gitdir && echo "gitdir"
+		mv .git .git-old 2>/dev/null && echo "moved"; true'
+	expect_out ""
+	after=$(cat .git ../main/.git/worktrees/wt/commondir ../main/.git/worktrees/wt/gitdir)
+	[ "$after" = "$before" ] || fail "the worktree was repointed"
+}
+
+# A known limit, not run: with extensions.worktreeConfig on, a worktree's
+# config.worktree that does not exist yet can be created (its directory
+# must stay writable for git, and nothing can be mounted on a missing file
+# without creating it on the host). README lists it.
+pending_a_missing_config_worktree_cannot_be_created()
 {
 	mkdir main
 	(cd main && make_guarded_project && git config extensions.worktreeConfig true &&
 		git worktree add -q ../wt) || fail "worktree setup failed"
-	cd ../wt || fail "no worktree"
-	before=$(cat .git ../main/.git/worktrees/wt/commondir)
-	sbx sh -c 'printf "[core]\n\thooksPath = /dev/null\n" 2>/dev/null >../main/.git/worktrees/wt/config.worktree && echo "config.worktree"
-		echo "gitdir: $PWD/evil" 2>/dev/null >.git && echo ".git file"
-		echo "$PWD/evil" 2>/dev/null >../main/.git/worktrees/wt/commondir && echo "commondir"; true'
+	cd wt || fail "no worktree"
+	sbx sh -c 'printf "[core]\n\thooksPath = /dev/null\n" 2>/dev/null >../main/.git/worktrees/wt/config.worktree && echo "config.worktree"; true'
 	expect_out ""
-	[ "$(cat .git ../main/.git/worktrees/wt/commondir)" = "$before" ] || fail "the worktree was repointed"
 	expect_no_file ../main/.git/worktrees/wt/config.worktree
 }
 
 # A library preloaded through the config's env.set (or --env) loads into
 # bwrap itself, on the host, before any namespace exists: a project config
 # written from inside could run code outside the sandbox on the next run.
-pending_env_set_ld_preload_does_not_load_into_bwrap_on_the_host()
+test_env_set_ld_preload_does_not_load_into_bwrap_on_the_host()
 {
 	make_guarded_project
 	cat >preload.c <<'C'

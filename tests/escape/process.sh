@@ -95,9 +95,9 @@ print("scanned" if scanned else "scanned no memory")
 PY
 	sbx_knowing_host_pid "$PY" scan.py
 	expect_status 0
-	# Memory of the sandbox's init was readable, and held no secret.
-	expect_out "found: nothing
-scanned"
+	# No environment or memory readable inside held the secret (Landlock
+	# also keeps the command from reading the init's memory).
+	[ "$(head -1 "$T/out")" = "found: nothing" ] || fail "$(out)"
 }
 
 test_ptrace_of_the_host_process_fails()

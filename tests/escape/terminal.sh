@@ -68,6 +68,8 @@ int main(void)
 	int proc = open("/proc/self/fd/0", O_RDWR);
 	if (proc >= 0)
 		try("proc-fd", proc, TIOCSTI);
+	else
+		printf("proc-fd 1\n"); /* not even reopened (Landlock) */
 	char sel[2] = {2, 0}; /* TIOCL_SETSEL */
 	long r = syscall(SYS_ioctl, 0, TIOCLINUX, sel);
 	printf("tioclinux %d\n", r == 0 ? 0 : errno);
