@@ -180,9 +180,17 @@ int seccomp_filter_fd(struct error *err)
 	return steal_fd(&fd);
 }
 
+/* SCMP_A0_32 without its half-initialised struct (clang warns): the low
+ * 32 bits of argument ARG equal VALUE. */
+static struct scmp_arg_cmp compare_low32(unsigned arg, uint32_t value)
+{
+	return (struct scmp_arg_cmp){
+	    .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = value};
+}
+
 static int deny_socket_family(scmp_filter_ctx ctx, int family, struct error *err)
 {
-	struct scmp_arg_cmp cmp = SCMP_A0_32(SCMP_CMP_EQ, (uint32_t)family);
+	struct scmp_arg_cmp cmp = compare_low32(0, (uint32_t)family);
 	return deny(ctx, "socket", EPERM, 1, &cmp, err);
 }
 
@@ -211,7 +219,7 @@ int seccomp_filter_load_command(unsigned flags, struct error *err)
 		/* 32-bit x86 can also create sockets through socketcall,
 		 * whose arguments are in memory: refuse its socket() form
 		 * outright. */
-		struct scmp_arg_cmp cmp = SCMP_A0_32(SCMP_CMP_EQ, SYS_SOCKET);
+		struct scmp_arg_cmp cmp = compare_low32(0, SYS_SOCKET);
 		if (deny(ctx, "socketcall", EPERM, 1, &cmp, err) < 0)
 			return -1;
 	}
