@@ -162,8 +162,11 @@ void audit_session_start(struct audit *a, const struct audit_start *s)
 	json_object_put(r);
 }
 
+static void stop_receiver(struct audit *a);
+
 void audit_session_end(struct audit *a, int status, const char *error)
 {
+	stop_receiver(a);
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	int64_t ms = (int64_t)(now.tv_sec - a->started.tv_sec) * 1000 +
@@ -175,12 +178,25 @@ void audit_session_end(struct audit *a, int status, const char *error)
 	if (error)
 		json_object_object_add(r, "error", json_object_new_string(error));
 	json_object_object_add(r, "duration_ms", json_object_new_int64(ms));
+	if (a->blocked_dropped)
+		json_object_object_add(r, "blocked_dropped",
+				       json_object_new_int64((int64_t)a->blocked_dropped));
+	if (a->network_dropped)
+		json_object_object_add(r, "network_dropped",
+				       json_object_new_int64((int64_t)a->network_dropped));
 	write_record(a, r);
 	json_object_put(r);
 }
 
 void audit_network(struct audit *a, const struct proxy_decision *d)
 {
+	if (a->fd < 0)
+		return;
+	if (a->network_logged >= AUDIT_NETWORK_MAX) {
+		a->network_dropped++;
+		return;
+	}
+	a->network_logged++;
 	struct json_object *r = new_record(a, "network");
 	json_object_object_add(r, "decision",
 			       json_object_new_string(d->allowed ? "allowed" : "refused"));
@@ -277,6 +293,12 @@ static void *receive_events(void *arg)
 			struct json_object *event = audit_event_parse(buf, (size_t)n);
 			if (!event)
 				continue;
+			if (a->blocked_logged >= AUDIT_BLOCKED_MAX) {
+				a->blocked_dropped++;
+				json_object_put(event);
+				continue;
+			}
+			a->blocked_logged++;
 			struct json_object *r = new_record(a, "blocked");
 			json_object_object_foreach(event, key, value)
 			    json_object_object_add(r, key, json_object_get(value));
@@ -320,16 +342,23 @@ int audit_listen(struct audit *a, const char *runtime_dir, struct error *err)
 	return 0;
 }
 
+/* Lets the receiver take what is queued, then stops it: after this its
+ * counters are final and nothing more is written from inside. */
+static void stop_receiver(struct audit *a)
+{
+	if (!a->receiving)
+		return;
+	ssize_t n;
+	do
+		n = write(a->stop_pipe[1], "x", 1);
+	while (n < 0 && errno == EINTR);
+	pthread_join(a->receiver, NULL);
+	a->receiving = false;
+}
+
 void audit_close(struct audit *a)
 {
-	if (a->receiving) {
-		ssize_t n;
-		do
-			n = write(a->stop_pipe[1], "x", 1);
-		while (n < 0 && errno == EINTR);
-		pthread_join(a->receiver, NULL);
-		a->receiving = false;
-	}
+	stop_receiver(a);
 	for (int i = 0; i < 2; i++)
 		if (a->stop_pipe[i] >= 0)
 			close(a->stop_pipe[i]);

@@ -38,7 +38,14 @@ struct audit {
 	int stop_pipe[2]; /* tells the receiver thread to finish */
 	pthread_t receiver;
 	bool receiving;
+	/* Records the sandbox can cause (reports from inside, connections it
+	 * opens) are capped per session, so it cannot fill the disk. */
+	unsigned long blocked_logged, blocked_dropped; /* the receiver's */
+	unsigned long network_logged, network_dropped; /* the proxy's */
 };
+
+#define AUDIT_BLOCKED_MAX 1000	/* blocked reports from inside, per session */
+#define AUDIT_NETWORK_MAX 20000 /* network decisions, per session */
 
 /* Creates the directory (0700) and opens the log. */
 int audit_open(struct audit *a, const char *dir, struct error *err);

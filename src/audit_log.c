@@ -100,6 +100,12 @@ static void add_row(struct strbuf *sb, struct json_object *r)
 			    field(r, "duration_ms") ? field(r, "duration_ms") : "?");
 		if (field(r, "error"))
 			strbuf_addf(sb, ": %s", field(r, "error"));
+		if (field(r, "blocked_dropped"))
+			strbuf_addf(sb, "; %s blocked reports over the limit not logged",
+				    field(r, "blocked_dropped"));
+		if (field(r, "network_dropped"))
+			strbuf_addf(sb, "; %s network decisions over the limit not logged",
+				    field(r, "network_dropped"));
 	} else if (event && !strcmp(event, "blocked")) {
 		add_joined(sb, r, "argv");
 		strbuf_addstr(sb, ": ");

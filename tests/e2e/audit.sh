@@ -78,6 +78,25 @@ test_commands_refused_by_wrappers_are_logged()
 	expect_out_contains "git clean -fd"
 }
 
+test_reports_from_inside_are_capped_per_session()
+{
+	# A sandbox flooding the audit socket cannot fill the disk: past the
+	# limit reports are counted, not written, and the end record says so.
+	sbx /usr/bin/python3 -c '
+import json, socket
+s = socket.socket(fileno=1000)
+msg = json.dumps({"event": "blocked", "command": "x", "argv": ["x"], "reason": "flood"}).encode()
+for i in range(1200):
+    s.send(msg)
+'
+	expect_status 0
+	[ "$(records blocked reason | wc -l)" -eq 1000 ] ||
+		fail "expected 1000 blocked records, got $(records blocked reason | wc -l)"
+	[ "$(records end blocked_dropped)" = 200 ] || fail "end: $(records end blocked_dropped)"
+	sbx log -n 1
+	expect_out_contains "200 blocked reports over the limit not logged"
+}
+
 test_concurrent_runs_do_not_interleave_lines()
 {
 	long=$(printf 'x%.0s' $(seq 1 3000))

@@ -440,4 +440,22 @@ test_writing_proc_sys_is_refused()
 	expect_out ""
 }
 
+# Filling the audit log from inside: reports from inside are capped per
+# session (1000), so a flood cannot fill the disk or bury the records.
+test_flooding_the_audit_log_from_inside_is_capped()
+{
+	sbx /usr/bin/python3 -c '
+import socket
+s = socket.socket(fileno=1000)
+big = b"{\"event\": \"blocked\", \"command\": \"x\", \"argv\": [\"" + b"a" * 4000 + b"\"], \"reason\": \"flood\"}"
+for i in range(5000):
+    s.send(big)
+'
+	expect_status 0
+	log="$HOME/.local/state/agent-sandbox/audit.jsonl"
+	lines=$(wc -l <"$log")
+	[ "$lines" -le 1002 ] || fail "the flood wrote $lines records"
+	grep -q '"blocked_dropped":4000' "$log" || fail "the end record does not count the dropped reports"
+}
+
 run_tests
