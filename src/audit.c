@@ -36,7 +36,7 @@ char *audit_dir(char *const *envp, const char *home)
 	return NULL;
 }
 
-static int make_dirs(const char *dir, struct error *err)
+int state_dir_prepare(const char *dir, struct error *err)
 {
 	_cleanup_free_ char *path = xstrdup(dir);
 	for (char *p = path + 1;; p++) {
@@ -54,17 +54,20 @@ static int make_dirs(const char *dir, struct error *err)
 	if (lstat(dir, &st) < 0)
 		return error_errno(err, EXIT_SETUP, errno, "checking %s", dir);
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-		return error_set(err, EXIT_SETUP,
-				 "refusing to write the audit log into %s: it must be a directory "
-				 "owned by uid %u, not a symlink",
-				 dir, (unsigned)geteuid());
+		return error_set(
+		    err, EXIT_SETUP,
+		    "refusing to use %s: it must be a directory owned by uid %u, not a "
+		    "symlink",
+		    dir, (unsigned)geteuid());
+	if ((st.st_mode & 077) && chmod(dir, 0700) < 0)
+		return error_errno(err, EXIT_SETUP, errno, "making %s private", dir);
 	return 0;
 }
 
 int audit_open(struct audit *a, const char *dir, struct error *err)
 {
 	*a = (struct audit){.fd = -1, .sock = -1, .stop_pipe = {-1, -1}};
-	if (make_dirs(dir, err) < 0)
+	if (state_dir_prepare(dir, err) < 0)
 		return error_prefix(err, "audit log");
 	_cleanup_free_ char *path = xasprintf("%s/audit.jsonl", dir);
 	a->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);

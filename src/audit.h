@@ -29,6 +29,11 @@
  * ~/.local/state/agent-sandbox; NULL when neither is known. */
 char *audit_dir(char *const *envp, const char *home);
 
+/* Creates DIR and its missing parents (0700); refuses it unless it is a
+ * directory of this user (not a symlink), and makes it private. The audit
+ * log and the trust store live there. */
+int state_dir_prepare(const char *dir, struct error *err);
+
 struct audit {
 	int fd;		  /* the log, or -1 when not logging */
 	char session[17]; /* random hex id */

@@ -199,32 +199,12 @@ static char *first_line(const char *text)
 	return xstrndup(start, strcspn(start, "\n"));
 }
 
-static char *find_on_path(char *const *envp, const char *name)
-{
-	const char *path = env_get(envp, "PATH");
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (const char *p = path; *p;) {
-		const char *colon = strchrnul(p, ':');
-		if (colon > p && p[0] == '/') {
-			_cleanup_free_ char *candidate =
-			    xasprintf("%.*s/%s", (int)(colon - p), p, name);
-			struct stat st;
-			if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
-			    access(candidate, X_OK) == 0)
-				return steal_ptr(&candidate);
-		}
-		p = *colon ? colon + 1 : colon;
-	}
-	return NULL;
-}
-
 /* ------------------------------------------------------------------ */
 /* Host checks                                                          */
 
 static char *check_bwrap(struct checklist *cl, char **envp)
 {
-	_cleanup_free_ char *bwrap = find_on_path(envp, "bwrap");
+	_cleanup_free_ char *bwrap = env_find_program(envp, "bwrap");
 	if (!bwrap) {
 		check_fail(cl, "bwrap",
 			   "install it: sudo apt-get install bubblewrap (Debian, Ubuntu), "

@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "name_pattern.h"
@@ -110,7 +112,7 @@ static bool is_loader_variable(const char *entry)
 	if (!strncmp(entry, "LD_", 3))
 		return true;
 	size_t len = strcspn(entry, "=");
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (strlen(names[i]) == len && !strncmp(entry, names[i], len))
 			return true;
 	return false;
@@ -120,4 +122,24 @@ void env_split_loader(char *const *envp, struct strv *host, struct strv *loader)
 {
 	for (char *const *e = envp; e && *e; e++)
 		strv_push(is_loader_variable(*e) ? loader : host, *e);
+}
+
+char *env_find_program(char *const *envp, const char *name)
+{
+	const char *path = env_get(envp, "PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		const char *colon = strchrnul(p, ':');
+		if (colon > p && p[0] == '/') {
+			_cleanup_free_ char *candidate =
+			    xasprintf("%.*s/%s", (int)(colon - p), p, name);
+			struct stat st;
+			if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
+			    access(candidate, X_OK) == 0)
+				return steal_ptr(&candidate);
+		}
+		p = *colon ? colon + 1 : colon;
+	}
+	return NULL;
 }

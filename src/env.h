@@ -4,6 +4,10 @@
 /* The value of name in envp, or NULL. */
 const char *env_get(char *const *envp, const char *name);
 
+/* The first executable regular file NAME in the absolute directories of
+ * envp's PATH (a standard PATH when unset), or NULL. */
+char *env_find_program(char *const *envp, const char *name);
+
 #include <stdbool.h>
 
 #include "strv.h"

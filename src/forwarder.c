@@ -23,8 +23,6 @@
 
 struct fw_endpoint {
 	int fd;
-	uint32_t events;
-	bool added;
 	unsigned port;	/* its port */
 	bool localhost; /* a network.localhost port */
 };
@@ -34,24 +32,6 @@ struct forwarder {
 	struct fw_endpoint *listeners;
 	size_t nlisteners;
 };
-
-static void ep_update(struct forwarder *fw, struct fw_endpoint *ep, uint32_t want)
-{
-	if (!want) {
-		if (ep->added)
-			epoll_ctl(fw->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
-		ep->added = false;
-		ep->events = 0;
-		return;
-	}
-	if (ep->added && ep->events == want)
-		return;
-	struct epoll_event ev = {.events = want, .data.ptr = ep};
-	if (epoll_ctl(fw->epfd, ep->added ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, ep->fd, &ev) == 0) {
-		ep->added = true;
-		ep->events = want;
-	}
-}
 
 static int listen_on(int family, unsigned port, int *out)
 {
@@ -118,8 +98,13 @@ int forwarder_start(struct forwarder **out, const char *spec, struct error *err)
 		if (localhost && listen_on(AF_INET6, (unsigned)port, &fd) == 0)
 			add_listener(fw, fd, (unsigned)port, localhost);
 	}
-	for (size_t i = 0; i < fw->nlisteners; i++)
-		ep_update(fw, &fw->listeners[i], EPOLLIN);
+	for (size_t i = 0; i < fw->nlisteners; i++) {
+		/* After the last add_listener: the array no longer moves. */
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &fw->listeners[i]};
+		if (epoll_ctl(fw->epfd, EPOLL_CTL_ADD, fw->listeners[i].fd, &ev) < 0)
+			return error_errno(err, EXIT_SETUP, errno, "watching port %u",
+					   fw->listeners[i].port);
+	}
 	*out = fw;
 	return 0;
 }

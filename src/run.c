@@ -49,23 +49,9 @@ static int check_platform(struct error *err)
 /* Looks bwrap up on the PATH of the environment we were given. */
 static int find_bwrap(char *const *envp, char **out, struct error *err)
 {
-	const char *path = env_get(envp, "PATH");
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (const char *p = path; *p;) {
-		const char *colon = strchrnul(p, ':');
-		if (colon > p && p[0] == '/') {
-			_cleanup_free_ char *candidate =
-			    xasprintf("%.*s/bwrap", (int)(colon - p), p);
-			struct stat st;
-			if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
-			    access(candidate, X_OK) == 0) {
-				*out = steal_ptr(&candidate);
-				return 0;
-			}
-		}
-		p = *colon ? colon + 1 : colon;
-	}
+	*out = env_find_program(envp, "bwrap");
+	if (*out)
+		return 0;
 	error_set(err, EXIT_SETUP, "bwrap (bubblewrap) not found on PATH");
 	error_hint(err, "install it: sudo apt-get install bubblewrap (Debian, Ubuntu), sudo dnf "
 			"install bubblewrap (Fedora), sudo pacman -S bubblewrap (Arch)");

@@ -37,12 +37,20 @@ static bool is_usable_runtime_dir(const char *dir)
 	       st.st_uid == geteuid() && !(st.st_mode & 077);
 }
 
+/* $XDG_RUNTIME_DIR/agent-sandbox, or /tmp/agent-sandbox-UID without a
+ * usable runtime directory; created and checked. */
+static int prepare_base(const char *xdg_runtime_dir, char **out, struct error *err)
+{
+	*out = is_usable_runtime_dir(xdg_runtime_dir)
+		   ? xasprintf("%s/agent-sandbox", xdg_runtime_dir)
+		   : xasprintf("/tmp/agent-sandbox-%u", (unsigned)geteuid());
+	return ensure_private_dir(*out, err);
+}
+
 int rundir_empty_file(const char *xdg_runtime_dir, char **out, struct error *err)
 {
-	_cleanup_free_ char *dir = is_usable_runtime_dir(xdg_runtime_dir)
-				       ? xasprintf("%s/agent-sandbox", xdg_runtime_dir)
-				       : xasprintf("/tmp/agent-sandbox-%u", (unsigned)geteuid());
-	if (ensure_private_dir(dir, err) < 0)
+	_cleanup_free_ char *dir = NULL;
+	if (prepare_base(xdg_runtime_dir, &dir, err) < 0)
 		return -1;
 
 	_cleanup_free_ char *path = xasprintf("%s/empty", dir);
@@ -74,10 +82,8 @@ int rundir_empty_file(const char *xdg_runtime_dir, char **out, struct error *err
 
 int rundir_session_dir(const char *xdg_runtime_dir, char **out, struct error *err)
 {
-	_cleanup_free_ char *dir = is_usable_runtime_dir(xdg_runtime_dir)
-				       ? xasprintf("%s/agent-sandbox", xdg_runtime_dir)
-				       : xasprintf("/tmp/agent-sandbox-%u", (unsigned)geteuid());
-	if (ensure_private_dir(dir, err) < 0)
+	_cleanup_free_ char *dir = NULL;
+	if (prepare_base(xdg_runtime_dir, &dir, err) < 0)
 		return -1;
 	_cleanup_free_ char *session = xasprintf("%s/net-XXXXXX", dir);
 	if (!mkdtemp(session))

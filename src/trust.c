@@ -593,33 +593,9 @@ void trust_describe(const struct trust_check *tc, struct strbuf *sb)
 	}
 }
 
-static int make_private_dirs(const char *dir, struct error *err)
-{
-	_cleanup_free_ char *path = xstrdup(dir);
-	for (char *p = path + 1;; p++) {
-		if (*p != '/' && *p)
-			continue;
-		char saved = *p;
-		*p = '\0';
-		if (mkdir(path, 0700) < 0 && errno != EEXIST)
-			return error_errno(err, EXIT_SETUP, errno, "creating %s", path);
-		*p = saved;
-		if (!saved)
-			break;
-	}
-	struct stat st;
-	if (lstat(dir, &st) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "checking %s", dir);
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-		return error_set(err, EXIT_SETUP, "%s is not a directory of this user", dir);
-	if ((st.st_mode & 077) && chmod(dir, 0700) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "making %s private", dir);
-	return 0;
-}
-
 int trust_store_prepare(const char *state_dir, struct error *err)
 {
-	return make_private_dirs(state_dir, err);
+	return state_dir_prepare(state_dir, err);
 }
 
 /* Written to a temporary name and renamed, so a reader sees the old
@@ -627,7 +603,7 @@ int trust_store_prepare(const char *state_dir, struct error *err)
 static int store_digest(const char *store_dir, const char *key_path, const char *digest,
 			struct error *err)
 {
-	if (make_private_dirs(store_dir, err) < 0)
+	if (state_dir_prepare(store_dir, err) < 0)
 		return -1;
 	_cleanup_free_ char *final = record_path(store_dir, key_path);
 	_cleanup_free_ char *tmp = xasprintf("%s.tmp.%d", final, (int)getpid());
