@@ -35,15 +35,16 @@ static void add3(struct strv *args, const char *a, const char *b, const char *c)
 
 /* Events from inside (blocked commands) reach the host's audit log through
  * this socket; the log file itself stays hidden. */
-static void render_audit_socket(const struct sandbox_plan *plan, struct strv *args)
+static void render_audit_socket(const struct sandbox_plan *plan, struct mount_sink *out)
 {
 	if (plan->audit_socket)
-		add3(args, "--bind", plan->audit_socket, AUDIT_SOCKET_INSIDE);
+		mount_plan_bind(out, 0, plan->audit_socket, &plan->audit_socket_id,
+				AUDIT_SOCKET_INSIDE);
 }
 
 static const char *const proc_covered[] = {"sys", "sysrq-trigger", "irq", "bus"};
 
-static void render_base(const struct sandbox_plan *plan, struct strv *args)
+static void render_base(const struct sandbox_plan *plan, struct mount_sink *out)
 {
 	const struct access_entry *root = NULL;
 	for (size_t i = 0; i < plan->policy->len; i++)
@@ -54,42 +55,46 @@ static void render_base(const struct sandbox_plan *plan, struct strv *args)
 		const struct base_mount *m = &policy_base_mounts[i];
 		switch (m->kind) {
 		case BASE_HOST_ROOT:
-			add3(args, root && root->level == ACCESS_RW ? "--bind" : "--ro-bind", "/",
-			     "/");
+			mount_plan_bind(out, root && root->level == ACCESS_RW ? 0 : MOUNT_READ_ONLY,
+					"/", &plan->root_id, "/");
 			break;
 		case BASE_DEV:
-			add2(args, "--dev", m->path);
+			mount_plan_dev(out, m->path);
 			break;
 		case BASE_PROC:
-			add2(args, "--proc", m->path);
+			mount_plan_proc(out, m->path);
 			/* A sandbox run by root is uid 0 inside, and the
 			 * kernel checks little more than that for writes to
 			 * sysctls or the SysRq trigger: cover them read-only. */
 			for (size_t k = 0; k < ARRAY_SIZE(proc_covered); k++) {
 				_cleanup_free_ char *p =
 				    xasprintf("%s/%s", m->path, proc_covered[k]);
-				add3(args, "--ro-bind-try", p, p);
+				mount_plan_proc_cover(out, p);
 			}
 			break;
 		case BASE_TMPFS:
-			add2(args, "--tmpfs", m->path);
+			mount_plan_tmpfs(out, m->path);
 			break;
 		}
 	}
-	if (plan->runtime_dir)
-		add3(args, "--perms", "0700", "--tmpfs"), add(args, plan->runtime_dir);
+	if (plan->runtime_dir) {
+		add2(out->args, "--perms", "0700");
+		mount_plan_tmpfs(out, plan->runtime_dir);
+	}
 
 	if (plan->nested)
 		/* The outer sandbox's launchers need its wrappers, markers and
-		 * real programs, which a fresh tmpfs would hide. */
-		add3(args, "--ro-bind", SANDBOX_DIR, SANDBOX_DIR);
+		 * real programs, which a fresh tmpfs would hide. No identity
+		 * is known for it (nested.c runs without bwrap today), so the
+		 * init would refuse this bind rather than trust it. */
+		mount_plan_bind(out, MOUNT_READ_ONLY, SANDBOX_DIR, NULL, SANDBOX_DIR);
 	else
-		add2(args, "--tmpfs", SANDBOX_DIR);
-	add3(args, "--ro-bind", plan->self_exe, SANDBOX_SELF);
-	render_audit_socket(plan, args);
+		mount_plan_tmpfs(out, SANDBOX_DIR);
+	mount_plan_bind(out, MOUNT_READ_ONLY, plan->self_exe, &plan->self_id, SANDBOX_SELF);
+	render_audit_socket(plan, out);
 }
 
-static void render_entries(const struct sandbox_plan *plan, struct strv *args)
+static void render_entries(const struct sandbox_plan *plan, struct mount_sink *out)
 {
 	for (size_t i = 0; i < plan->policy->len; i++) {
 		const struct access_entry *e = &plan->policy->entries[i];
@@ -99,23 +104,25 @@ static void render_entries(const struct sandbox_plan *plan, struct strv *args)
 		case ACCESS_RW:
 			/* -try: if the path vanished since the policy was made,
 			 * skip it instead of creating a mount point on the host. */
-			add3(args, "--bind-try", e->path, e->path);
+			mount_plan_bind(out, MOUNT_OPTIONAL, e->path, &e->id, e->path);
 			break;
 		case ACCESS_RO:
-			add3(args, "--ro-bind-try", e->path, e->path);
+			mount_plan_bind(out, MOUNT_READ_ONLY | MOUNT_OPTIONAL, e->path, &e->id,
+					e->path);
 			break;
 		case ACCESS_EXCLUDE:
 			if (e->is_dir)
-				add2(args, "--tmpfs", e->path);
+				mount_plan_tmpfs(out, e->path);
 			else
-				add3(args, "--ro-bind", plan->empty_file, e->path);
+				mount_plan_bind(out, MOUNT_READ_ONLY, plan->empty_file,
+						&plan->empty_id, e->path);
 			break;
 		}
 	}
 	for (size_t i = plan->policy->len; i-- > 0;) {
 		const struct access_entry *e = &plan->policy->entries[i];
 		if (e->level == ACCESS_EXCLUDE && e->is_dir)
-			add2(args, "--remount-ro", e->path);
+			mount_plan_remount_ro(out, e->path);
 	}
 }
 
@@ -171,8 +178,9 @@ static void render_landlock(const struct sandbox_plan *plan, struct strv *args)
 		strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->localhost[i]);
 }
 
-size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args)
+size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args, struct mount_plan *mounts)
 {
+	struct mount_sink out = {.args = args, .plan = mounts};
 	/* Always a new user namespace, also for root, so that the sandbox's
 	 * capabilities mean nothing on the host. */
 	add(args, "--unshare-user");
@@ -190,18 +198,22 @@ size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args)
 	add(args, "--info-fd");
 	strv_pushf(args, "%d", plan->info_fd);
 
-	render_base(plan, args);
+	render_base(plan, &out);
 	if (plan->net)
-		add3(args, "--bind", plan->net->proxy_socket, SANDBOX_PROXY_SOCKET);
-	render_entries(plan, args);
-	if (plan->wrappers)
-		wrapper_plan_render(plan->wrappers, plan->self_exe, plan->empty_file, args);
+		mount_plan_bind(&out, 0, plan->net->proxy_socket, &plan->net->proxy_socket_id,
+				SANDBOX_PROXY_SOCKET);
+	render_entries(plan, &out);
+	if (plan->wrappers) {
+		struct host_file self = {plan->self_exe, plan->self_id};
+		struct host_file empty = {plan->empty_file, plan->empty_id};
+		wrapper_plan_render(plan->wrappers, &self, &empty, &out);
+	}
 
 	/* Search-only: the binary can be run, the directory not listed. A
 	 * nested sandbox's is the outer one's, read-only and 0111 already. */
 	if (!plan->nested)
 		add3(args, "--chmod", "0111", SANDBOX_DIR);
-	add2(args, "--remount-ro", SANDBOX_DIR);
+	mount_plan_remount_ro(&out, SANDBOX_DIR);
 
 	for (char *const *e = plan->loader_env; e && *e; e++) {
 		_cleanup_free_ char *name = xstrndup(*e, strcspn(*e, "="));
@@ -222,6 +234,7 @@ size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args)
 	strv_pushf(args, "%d", plan->ready_fd);
 	strv_pushf(args, "%d", plan->stderr_fd);
 	strv_pushf(args, "%#lx", plan->ignored_signals);
+	strv_pushf(args, "%s%d", MOUNT_PLAN_ARG, plan->mounts_fd);
 	if (plan->net)
 		strv_push_owned(args, forward_spec(plan->net));
 	render_landlock(plan, args);

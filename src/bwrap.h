@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "file_id.h"
 #include "layers.h"
+#include "mount_plan.h"
 #include "policy.h"
 #include "strv.h"
 #include "wrappers.h"
@@ -14,7 +16,8 @@
 /* The filtered network, as the sandbox sees it. */
 struct sandbox_net {
 	const char *proxy_socket; /* host path of the proxy's unix socket */
-	unsigned http_port;	  /* loopback ports inside for HTTP and SOCKS5 */
+	struct file_id proxy_socket_id;
+	unsigned http_port; /* loopback ports inside for HTTP and SOCKS5 */
 	unsigned socks_port;
 	const uint16_t *localhost; /* network.localhost ports */
 	size_t localhost_len;
@@ -27,7 +30,11 @@ struct sandbox_plan {
 	bool new_session;	       /* detach from the terminal (stdin is not one) */
 	const char *self_exe;	       /* host path of this binary */
 	const char *empty_file;	       /* host path of an empty read-only file */
-	const char *runtime_dir;       /* $XDG_RUNTIME_DIR to give a private tmpfs, or NULL */
+	/* The identities the init checks the mounts of these against (all
+	 * zero in a dry run: nothing is checked then). */
+	struct file_id root_id, self_id, empty_id, audit_socket_id;
+	int mounts_fd;		 /* the sealed memfd the init reads the mount plan from */
+	const char *runtime_dir; /* $XDG_RUNTIME_DIR to give a private tmpfs, or NULL */
 	const char *cwd;
 	int seccomp_fd;		       /* -1 for none */
 	int info_fd;		       /* bwrap reports the init's host pid on it */
@@ -45,5 +52,6 @@ struct sandbox_plan {
 
 /* Appends the arguments (without the leading "bwrap") and returns the index
  * of the "--" that ends bwrap's options: bwrap reads options from --args but
- * the command only from its real argv. */
-size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args);
+ * the command only from its real argv. Unless mounts is NULL, every mount
+ * rendered is also recorded there, for the init to check. */
+size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args, struct mount_plan *mounts);

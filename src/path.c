@@ -96,11 +96,22 @@ int path_read_link(const char *path, char **out)
 
 int path_resolve(const char *abs, char **out, struct strv *links, bool *is_dir)
 {
+	struct stat st;
+	int r = path_resolve_stat(abs, out, links, &st);
+	if (r == 0 && is_dir)
+		*is_dir = S_ISDIR(st.st_mode);
+	return r;
+}
+
+int path_resolve_stat(const char *abs, char **out, struct strv *links, struct stat *final)
+{
 	_cleanup_strbuf_ struct strbuf resolved = STRBUF_INIT;
 	_cleanup_strbuf_ struct strbuf rest = STRBUF_INIT;
 	_cleanup_strbuf_ struct strbuf candidate = STRBUF_INIT;
 	int hops = 0;
-	bool dir = true;
+	/* The lstat of the last component walked, when it names the result:
+	 * the identity of what the caller decides on. */
+	bool have_final = false;
 
 	if (abs[0] != '/')
 		return -EINVAL;
@@ -117,7 +128,7 @@ int path_resolve(const char *abs, char **out, struct strv *links, bool *is_dir)
 			char *last = strrchr(strbuf_str(&resolved), '/');
 			if (last)
 				strbuf_setlen(&resolved, (size_t)(last - resolved.buf));
-			dir = true;
+			have_final = false;
 			continue;
 		}
 		strbuf_reset(&candidate);
@@ -152,14 +163,19 @@ int path_resolve(const char *abs, char **out, struct strv *links, bool *is_dir)
 		/* Anything after a non-directory is an error, as for open(2). */
 		if (!S_ISDIR(st.st_mode) && rest.buf[pos + strspn(rest.buf + pos, "/")] != '\0')
 			return -ENOTDIR;
-		dir = S_ISDIR(st.st_mode);
+		*final = st;
+		have_final = true;
 		strbuf_reset(&resolved);
 		strbuf_addstr(&resolved, candidate.buf);
 	}
 	if (resolved.len == 0)
 		strbuf_addch(&resolved, '/');
-	if (is_dir)
-		*is_dir = dir;
+	/* The root, or a directory reached through "..": a symlink there now
+	 * means it was swapped while we walked. */
+	if (!have_final && lstat(resolved.buf, final) < 0)
+		return -errno;
+	if (S_ISLNK(final->st_mode))
+		return -ELOOP;
 	*out = strbuf_detach(&resolved);
 	return 0;
 }

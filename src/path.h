@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "strv.h"
@@ -21,6 +22,10 @@ int path_expand(const char *text, const char *home, const char *cwd, char **out,
  * appended to it, so callers can ask who could have planted it. When is_dir
  * is not NULL, it tells whether the result is a directory. */
 int path_resolve(const char *abs, char **out, struct strv *links, bool *is_dir);
+/* The same, with the lstat(2) of the result taken during the walk: the
+ * identity of the object the caller decides on, which a mount made later
+ * must still show (see mount_plan.h). */
+int path_resolve_stat(const char *abs, char **out, struct strv *links, struct stat *final);
 
 /* Reads a symlink's target. Returns 0 or -errno. */
 int path_read_link(const char *path, char **out);

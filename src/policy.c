@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cleanup.h"
 #include "path.h"
@@ -33,6 +34,7 @@ struct candidate {
 	size_t order; /* rule index, for a stable result */
 	bool glob;
 	bool is_dir;
+	struct file_id id;
 	struct strv links; /* symlinks followed while resolving */
 };
 
@@ -62,7 +64,7 @@ static void add_note(struct policy_note **notes, size_t *len, const char *path,
 }
 
 static void add_candidate(struct candidates *c, char *path, const struct rule *rule, size_t order,
-			  bool glob, bool is_dir, struct strv *links)
+			  bool glob, const struct stat *st, struct strv *links)
 {
 	if (c->len == c->alloc) {
 		c->alloc = c->alloc ? c->alloc * 2 : 32;
@@ -73,9 +75,10 @@ static void add_candidate(struct candidates *c, char *path, const struct rule *r
 	    .rule = rule,
 	    .order = order,
 	    .glob = glob,
-	    .is_dir = is_dir,
+	    .is_dir = S_ISDIR(st->st_mode),
 	    .links = *links,
 	};
+	file_id_from_stat(st, &c->items[c->len - 1].id);
 	*links = (struct strv)STRV_INIT;
 }
 
@@ -124,8 +127,8 @@ static int expand_rule(const struct policy_input *in, size_t order, struct candi
 	for (size_t i = 0; i < paths.len; i++) {
 		_cleanup_strv_ struct strv links = STRV_INIT;
 		char *resolved = NULL;
-		bool is_dir = false;
-		int r = path_resolve(paths.items[i], &resolved, &links, &is_dir);
+		struct stat st;
+		int r = path_resolve_stat(paths.items[i], &resolved, &links, &st);
 		if (r < 0) {
 			/* bwrap would create a missing mount target on the host,
 			 * leaving an empty file or directory behind, so a rule for
@@ -149,7 +152,7 @@ static int expand_rule(const struct policy_input *in, size_t order, struct candi
 			free(resolved);
 			return rule_error(err, rule, "the root directory cannot be excluded");
 		}
-		add_candidate(c, resolved, rule, order, glob, is_dir, &links);
+		add_candidate(c, resolved, rule, order, glob, &st, &links);
 	}
 	return 0;
 }
@@ -359,6 +362,7 @@ int policy_resolve(const struct policy_input *in, struct policy *out, struct err
 		    .rule = c.items[best].rule,
 		    .is_dir = c.items[best].is_dir,
 		    .from_glob = c.items[best].glob,
+		    .id = c.items[best].id,
 		};
 		i = end;
 	}

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "file_id.h"
 #include "rule.h"
 
 /* The sandbox's fixed layout, in mount order, before any rule applies. */
@@ -33,6 +34,9 @@ struct access_entry {
 	bool is_dir;
 	bool from_glob;
 	bool downgraded; /* rw turned ro by read-only mode */
+	/* What the path named when it was resolved: the mount made from it
+	 * must show this object, not whatever the path names by then. */
+	struct file_id id;
 };
 
 /* A rule that did not make it into the table, or lost to another one. */

@@ -205,6 +205,32 @@ static inline void cleanup_network_sessionp(struct network_session *ns)
 	network_stop(ns);
 }
 
+/* The identities of the files the sandbox is given besides the policy's
+ * (which policy_resolve records): the init checks that bwrap mounted
+ * these very objects. The binary is identified by what runs, not by its
+ * path. */
+static int identify_sources(struct sandbox_plan *plan, struct sandbox_net *net, struct error *err)
+{
+	struct {
+		const char *path;
+		struct file_id *id;
+	} sources[] = {
+	    {"/", &plan->root_id},
+	    {"/proc/self/exe", &plan->self_id},
+	    {plan->empty_file, &plan->empty_id},
+	    {plan->audit_socket, &plan->audit_socket_id},
+	    {plan->net ? net->proxy_socket : NULL, &net->proxy_socket_id},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(sources); i++) {
+		if (!sources[i].path)
+			continue;
+		int r = file_id_of(sources[i].path, sources[i].id);
+		if (r < 0)
+			return error_errno(err, EXIT_SETUP, -r, "identifying %s", sources[i].path);
+	}
+	return 0;
+}
+
 /* Seccomp and Landlock, with --debug saying which apply and which the
  * user let go. */
 static int plan_layers(const struct session *s, const struct cli *cli, const struct debug *dbg,
@@ -274,6 +300,11 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	bool new_session = !isatty(in);
 	_cleanup_strv_ struct strv host_env = STRV_INIT, loader_env = STRV_INIT;
 	env_split_loader(strv_array(&s.env.envp), &host_env, &loader_env);
+	_cleanup_close_ int mounts_fd = mount_plan_memfd_create(err);
+	if (mounts_fd < 0) {
+		supervisor_release(&sv);
+		return -1;
+	}
 	struct sandbox_plan plan = {
 	    .policy = &s.policy,
 	    .host_network = s.cfg.network.mode == NETWORK_HOST,
@@ -295,9 +326,15 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .layers = &layers,
 	    .allow_unix = s.cfg.docker.value,
 	    .loader_env = strv_array(&loader_env),
+	    .mounts_fd = mounts_fd,
 	};
+	if (!cli->dry_run && identify_sources(&plan, &ns.net, err) < 0) {
+		supervisor_release(&sv);
+		return -1;
+	}
 	_cleanup_strv_ struct strv args = STRV_INIT;
-	size_t command_start = bwrap_render(&plan, &args);
+	_cleanup_mount_plan_ struct mount_plan mounts = {0};
+	size_t command_start = bwrap_render(&plan, &args, &mounts);
 	report_bwrap_args(dbg, &args);
 
 	if (cli->dry_run) {
@@ -311,8 +348,13 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 		return 0;
 	}
 
+	if (mount_plan_memfd_seal(mounts_fd, &mounts, err) < 0) {
+		supervisor_release(&sv);
+		return -1;
+	}
 	struct supervise_request req = {
 	    .bwrap = bwrap,
+	    .mounts_fd = mounts_fd,
 	    .args = &args,
 	    .command_start = command_start,
 	    .envp = strv_array(&host_env),

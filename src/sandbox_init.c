@@ -28,6 +28,7 @@
 #include "forwarder.h"
 #include "inside.h"
 #include "landlock.h"
+#include "mount_plan.h"
 #include "seccomp_filter.h"
 #include "xalloc.h"
 
@@ -58,6 +59,22 @@ static long parse_number(const char *s, long max)
 static void noop_handler(int sig)
 {
 	(void)sig;
+}
+
+/* A path may change between the host's policy and bwrap's mounts (another
+ * sandbox writing the same project swaps a file for a symlink to a
+ * secret): what bwrap mounted is checked against what the policy decided
+ * on, inside the finished sandbox and before anything runs. */
+static void check_mounts(int fd)
+{
+	struct mount_plan plan;
+	struct error err = ERROR_INIT;
+	if (mount_plan_read_fd(fd, &plan, &err) < 0)
+		die("%s", err.msg);
+	close(fd);
+	if (mount_plan_verify(&plan, &err) < 0)
+		die("%s", err.msg);
+	mount_plan_release(&plan);
 }
 
 /* What the init applies to the command, from its arguments. */
@@ -186,6 +203,7 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	int stderr_fd = (int)parse_number(argv[3], 1 << 20);
 	unsigned long ignored = (unsigned long)parse_number(argv[4], 0x7fffffffL);
 	int arg = 5;
+	int mounts_fd = -1;
 	const char *forward = NULL;
 	bool landlock_off = false;
 	/* At most one entry per argument: sized by argc. */
@@ -194,7 +212,9 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	    .tcp_connect = xcalloc((size_t)argc, sizeof(uint16_t)),
 	};
 	for (; arg < argc && strcmp(argv[arg], "--") != 0; arg++) {
-		if (!strncmp(argv[arg], FORWARD_ARG, strlen(FORWARD_ARG)))
+		if (!strncmp(argv[arg], MOUNT_PLAN_ARG, strlen(MOUNT_PLAN_ARG)))
+			mounts_fd = (int)parse_number(argv[arg] + strlen(MOUNT_PLAN_ARG), 1 << 20);
+		else if (!strncmp(argv[arg], FORWARD_ARG, strlen(FORWARD_ARG)))
 			forward = argv[arg] + strlen(FORWARD_ARG);
 		else if (!strncmp(argv[arg], LANDLOCK_RW_ARG, strlen(LANDLOCK_RW_ARG)))
 			cl.writable[cl.writable_len++] = argv[arg] + strlen(LANDLOCK_RW_ARG);
@@ -214,6 +234,11 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	cl.landlock = !landlock_off;
 	cl.filtered_network = forward != NULL;
 	char **command = argv + arg + 1;
+
+	/* Fail closed: no plan, no command. */
+	if (mounts_fd < 0)
+		die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
+	check_mounts(mounts_fd);
 
 	/* Listening before the command starts, so that its first connection
 	 * finds the proxy. */

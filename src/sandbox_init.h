@@ -5,9 +5,13 @@
 #pragma once
 
 /* argv: SANDBOX_SELF SANDBOX_INIT_ARG READY_FD STDERR_FD IGNORED_MASK
- * [--forward=SPEC] (--landlock-rw=PATH... [--landlock-connect=PORT...] |
+ * --mounts=FD [--forward=SPEC] (--landlock-rw=PATH... [--landlock-connect=PORT...] |
  * --no-landlock) -- CMD...
  * Never returns. */
+/* The sealed memfd with the mount plan (mount_plan.h): the init checks
+ * the sandbox against it before anything runs, and refuses to start
+ * without it. */
+#define MOUNT_PLAN_ARG "--mounts="
 #define LANDLOCK_RW_ARG "--landlock-rw="
 #define LANDLOCK_CONNECT_ARG "--landlock-connect="
 #define LANDLOCK_OFF_ARG "--no-landlock"

@@ -26,6 +26,7 @@ struct supervise_request {
 	char **envp;
 	int in, out, err;
 	int seccomp_fd;	  /* inherited by bwrap, or -1 */
+	int mounts_fd;	  /* the mount plan, inherited through bwrap by the init */
 	bool new_session; /* the sandbox has its own session (no terminal) */
 	/* Another event source served while the sandbox runs (the network
 	 * proxy): source_ready(source_ctx) when source_fd is readable. Unused

@@ -45,12 +45,10 @@ static void find_targets(const struct wrapper_input *in, struct wrapper *w)
 		}
 		_cleanup_free_ char *candidate = xasprintf("%s/%s", dir, name);
 		_cleanup_free_ char *resolved = NULL;
-		bool is_dir = false;
-		if (path_resolve(candidate, &resolved, NULL, &is_dir) < 0)
-			continue;
 		struct stat st;
-		if (is_dir || stat(resolved, &st) < 0 || !S_ISREG(st.st_mode) ||
-		    access(resolved, X_OK) < 0)
+		if (path_resolve_stat(candidate, &resolved, NULL, &st) < 0)
+			continue;
+		if (!S_ISREG(st.st_mode) || access(resolved, X_OK) < 0)
 			continue;
 		if (strv_contains(&w->targets, resolved))
 			continue;
@@ -58,8 +56,10 @@ static void find_targets(const struct wrapper_input *in, struct wrapper *w)
 			strv_pushf(&w->skipped, "%s: not visible inside the sandbox", resolved);
 			continue;
 		}
-		if (!w->real)
+		if (!w->real) {
 			w->real = xstrdup(resolved);
+			file_id_from_stat(&st, &w->real_id);
+		}
 		strv_push(&w->targets, resolved);
 	}
 }
@@ -72,13 +72,13 @@ static int check_script(const struct wrapper_input *in, struct wrapper *w, struc
 		return error_prefix(err, "commands \"%s\" (%s): script %s", c->name, c->origin,
 				    c->script);
 	_cleanup_free_ char *abs = pattern_unescape(pattern);
-	bool is_dir = false;
-	int r = path_resolve(abs, &w->script, NULL, &is_dir);
+	struct stat st;
+	int r = path_resolve_stat(abs, &w->script, NULL, &st);
 	if (r < 0)
 		return error_errno(err, EXIT_USAGE, -r, "commands \"%s\" (%s): wrapper script %s",
 				   c->name, c->origin, abs);
-	struct stat st;
-	if (is_dir || stat(w->script, &st) < 0 || !S_ISREG(st.st_mode))
+	file_id_from_stat(&st, &w->script_id);
+	if (!S_ISREG(st.st_mode))
 		return error_set(err, EXIT_USAGE,
 				 "commands \"%s\" (%s): wrapper script %s is not a regular file",
 				 c->name, c->origin, abs);
@@ -112,23 +112,16 @@ int wrapper_plan_build(const struct wrapper_input *in, struct wrapper_plan *out,
 	return 0;
 }
 
-static void add3(struct strv *args, const char *a, const char *b, const char *c)
-{
-	strv_push(args, a);
-	strv_push(args, b);
-	strv_push(args, c);
-}
-
-void wrapper_plan_render(const struct wrapper_plan *p, const char *self_exe, const char *empty_file,
-			 struct strv *args)
+void wrapper_plan_render(const struct wrapper_plan *p, const struct host_file *self,
+			 const struct host_file *empty, struct mount_sink *out)
 {
 	static const char *const dirs[] = {WRAPPER_BIN_DIR, WRAPPER_SCRIPT_DIR, WRAPPER_PRESET_DIR,
 					   WRAPPER_BLOCKED_DIR};
 	if (p->inherited)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		strv_push(args, "--dir");
-		strv_push(args, dirs[i]);
+		strv_push(out->args, "--dir");
+		strv_push(out->args, dirs[i]);
 	}
 	for (size_t i = 0; i < p->len; i++) {
 		const struct wrapper *w = &p->items[i];
@@ -138,27 +131,31 @@ void wrapper_plan_render(const struct wrapper_plan *p, const char *self_exe, con
 		enum command_kind kind = w->setting->kind;
 		if (kind == COMMAND_BLOCKED) {
 			_cleanup_free_ char *marker = xasprintf(WRAPPER_BLOCKED_DIR "/%s", name);
-			add3(args, "--ro-bind", empty_file, marker);
+			mount_plan_bind(out, MOUNT_READ_ONLY, empty->path, &empty->id, marker);
 		}
 		if (kind == COMMAND_GIT) {
 			_cleanup_free_ char *marker = xasprintf(WRAPPER_PRESET_DIR "/%s", name);
-			add3(args, "--ro-bind", empty_file, marker);
+			mount_plan_bind(out, MOUNT_READ_ONLY, empty->path, &empty->id, marker);
 		}
 		if (kind == COMMAND_SCRIPT) {
 			_cleanup_free_ char *script = xasprintf(WRAPPER_SCRIPT_DIR "/%s", name);
-			add3(args, "--ro-bind", w->script, script);
+			mount_plan_bind(out, MOUNT_READ_ONLY, w->script, &w->script_id, script);
 		}
 		if (kind == COMMAND_GIT || kind == COMMAND_SCRIPT) {
 			_cleanup_free_ char *real = xasprintf(WRAPPER_BIN_DIR "/%s", name);
-			add3(args, "--ro-bind", w->real, real);
+			mount_plan_bind(out, MOUNT_READ_ONLY, w->real, &w->real_id, real);
 		}
 		for (size_t t = 0; t < w->targets.len; t++)
-			add3(args, "--ro-bind", self_exe, w->targets.items[t]);
+			mount_plan_bind(out, MOUNT_READ_ONLY, self->path, &self->id,
+					w->targets.items[t]);
 	}
 	/* Search-only, like /run/agent-sandbox itself: a deterrent against
 	 * listing what is wrapped, not a boundary (mountinfo shows it). */
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		add3(args, "--chmod", "0111", dirs[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		strv_push(out->args, "--chmod");
+		strv_push(out->args, "0111");
+		strv_push(out->args, dirs[i]);
+	}
 }
 
 void wrapper_plan_release(struct wrapper_plan *p)

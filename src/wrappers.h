@@ -8,6 +8,8 @@
 
 #include "commands.h"
 #include "error.h"
+#include "file_id.h"
+#include "mount_plan.h"
 #include "policy.h"
 #include "strv.h"
 
@@ -19,10 +21,11 @@
 
 struct wrapper {
 	const struct command_setting *setting;
-	char *script;	     /* resolved host path, for COMMAND_SCRIPT */
-	char *real;	     /* resolved host path of the program PATH finds first, or NULL */
-	struct strv targets; /* resolved host paths the launcher covers */
-	struct strv skipped; /* "<path>: <why>" for --debug */
+	char *script; /* resolved host path, for COMMAND_SCRIPT */
+	char *real;   /* resolved host path of the program PATH finds first, or NULL */
+	struct file_id script_id, real_id; /* what those paths named when resolved */
+	struct strv targets;		   /* resolved host paths the launcher covers */
+	struct strv skipped;		   /* "<path>: <why>" for --debug */
 };
 
 struct wrapper_plan {
@@ -45,8 +48,8 @@ struct wrapper_input {
 int wrapper_plan_build(const struct wrapper_input *in, struct wrapper_plan *out, struct error *err);
 
 /* Appends the mounts, after the access table's (so that no rule's mount
- * covers a launcher). self_exe is the launcher, empty_file the marker. */
-void wrapper_plan_render(const struct wrapper_plan *p, const char *self_exe, const char *empty_file,
-			 struct strv *args);
+ * covers a launcher). self is the launcher, empty the marker. */
+void wrapper_plan_render(const struct wrapper_plan *p, const struct host_file *self,
+			 const struct host_file *empty, struct mount_sink *out);
 
 void wrapper_plan_release(struct wrapper_plan *p);

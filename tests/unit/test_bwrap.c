@@ -52,6 +52,7 @@ static struct sandbox_plan small_plan(void)
 	    .info_fd = 5,
 	    .ready_fd = 6,
 	    .stderr_fd = 7,
+	    .mounts_fd = 8,
 	    .ignored_signals = 0,
 	    .command = command,
 	};
@@ -97,7 +98,7 @@ static void bwrap_render_isolates_namespaces_and_drops_capabilities(void **state
 	};
 	struct sandbox_plan plan = small_plan();
 	_cleanup_strv_ struct strv args = STRV_INIT;
-	size_t end = bwrap_render(&plan, &args);
+	size_t end = bwrap_render(&plan, &args, NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(expected); i++)
 		must_find(&args, end, expected[i], i);
 }
@@ -120,7 +121,7 @@ static void bwrap_render_adds_optional_flags_only_when_planned(void **state)
 		plan.new_session = cases[i].new_session;
 		plan.seccomp_fd = cases[i].seccomp_fd;
 		_cleanup_strv_ struct strv args = STRV_INIT;
-		size_t end = bwrap_render(&plan, &args);
+		size_t end = bwrap_render(&plan, &args, NULL);
 		if ((find_seq(&args, 0, end, SEQ("--unshare-net")) < 0) != cases[i].host_network)
 			unit_fail("case %zu: --unshare-net %s", i,
 				  cases[i].host_network ? "with host network" : "missing");
@@ -139,7 +140,7 @@ static void bwrap_render_lays_out_base_before_rules(void **state)
 	struct sandbox_plan plan = small_plan();
 	plan.runtime_dir = "/run/user/1000";
 	_cleanup_strv_ struct strv args = STRV_INIT;
-	size_t end = bwrap_render(&plan, &args);
+	size_t end = bwrap_render(&plan, &args, NULL);
 	/* In this order, and all before the first rule's mount. */
 	const char *const *expected[] = {
 	    SEQ("--ro-bind", "/", "/"),
@@ -183,7 +184,7 @@ static void bwrap_render_renders_each_access_level(void **state)
 	};
 	struct sandbox_plan plan = small_plan();
 	_cleanup_strv_ struct strv args = STRV_INIT;
-	size_t end = bwrap_render(&plan, &args);
+	size_t end = bwrap_render(&plan, &args, NULL);
 	ssize_t previous = -1;
 	for (size_t i = 0; i < ARRAY_SIZE(expected); i++) {
 		ssize_t at = must_find(&args, end, expected[i], i);
@@ -209,7 +210,7 @@ static void bwrap_render_binds_root_writable_when_policy_says_so(void **state)
 	struct sandbox_plan plan = small_plan();
 	plan.policy = &p;
 	_cleanup_strv_ struct strv args = STRV_INIT;
-	size_t end = bwrap_render(&plan, &args);
+	size_t end = bwrap_render(&plan, &args, NULL);
 	ssize_t root = find_seq(&args, 0, end, SEQ("--bind", "/", "/"));
 	assert_true(root >= 0);
 	assert_true(find_seq(&args, 0, end, SEQ("--ro-bind", "/", "/")) < 0);
@@ -233,7 +234,7 @@ static void bwrap_render_passes_landlock_paths_and_ports_to_the_init(void **stat
 	plan.layers = &layers;
 	plan.net = &net;
 	_cleanup_strv_ struct strv args = STRV_INIT;
-	size_t end = bwrap_render(&plan, &args);
+	size_t end = bwrap_render(&plan, &args, NULL);
 	ssize_t init = find_seq(&args, end, args.len, SEQ(SANDBOX_SELF, SANDBOX_INIT_ARG));
 	assert_true(init > 0);
 	assert_true(find_seq(&args, init, args.len,
@@ -258,7 +259,7 @@ static void bwrap_render_returns_index_of_separator_before_command(void **state)
 		plan.ignored_signals = cases[i].signals;
 		_cleanup_strv_ struct strv args = STRV_INIT;
 		strv_push(&args, "bwrap"); /* appended to, not replaced */
-		size_t end = bwrap_render(&plan, &args);
+		size_t end = bwrap_render(&plan, &args, NULL);
 		assert_string_equal(args.items[0], "bwrap");
 		if (end >= args.len || strcmp(args.items[end], "--") != 0)
 			unit_fail("case %zu: index %zu is not \"--\"", i, end);
@@ -273,6 +274,7 @@ static void bwrap_render_returns_index_of_separator_before_command(void **state)
 					    "6",
 					    "7",
 					    cases[i].shown,
+					    MOUNT_PLAN_ARG "8",
 					    LANDLOCK_OFF_ARG,
 					    "--",
 					    "make",
@@ -293,7 +295,7 @@ static void bwrap_render_returns_index_of_separator_before_command(void **state)
 		/* Pure: the same plan gives the same arguments. */
 		_cleanup_strv_ struct strv again = STRV_INIT;
 		strv_push(&again, "bwrap");
-		assert_int_equal(bwrap_render(&plan, &again), end);
+		assert_int_equal(bwrap_render(&plan, &again, NULL), end);
 		assert_int_equal(again.len, args.len);
 		for (size_t j = 0; j < args.len; j++)
 			assert_string_equal(again.items[j], args.items[j]);
