@@ -103,12 +103,12 @@ static void render_entries(const struct sandbox_plan *plan, struct mount_sink *o
 		switch (e->level) {
 		case ACCESS_RW:
 			/* -try: if the path vanished since the policy was made,
-			 * skip it instead of creating a mount point on the host. */
-			mount_plan_bind(out, MOUNT_OPTIONAL, e->path, &e->id, e->path);
+			 * skip it instead of creating a mount point on the host;
+			 * the init then stops, as for any path that changed. */
+			mount_plan_bind(out, MOUNT_TRY, e->path, &e->id, e->path);
 			break;
 		case ACCESS_RO:
-			mount_plan_bind(out, MOUNT_READ_ONLY | MOUNT_OPTIONAL, e->path, &e->id,
-					e->path);
+			mount_plan_bind(out, MOUNT_READ_ONLY | MOUNT_TRY, e->path, &e->id, e->path);
 			break;
 		case ACCESS_EXCLUDE:
 			if (e->is_dir)

@@ -71,7 +71,7 @@ void mount_plan_bind(struct mount_sink *s, unsigned flags, const char *source,
 		     const struct file_id *id, const char *dest)
 {
 	static const char *const ops[] = {"--bind", "--ro-bind", "--bind-try", "--ro-bind-try"};
-	strv_push(s->args, ops[flags & (MOUNT_READ_ONLY | MOUNT_OPTIONAL)]);
+	strv_push(s->args, ops[(flags & MOUNT_READ_ONLY) | (flags & MOUNT_TRY ? 2 : 0)]);
 	strv_push(s->args, source);
 	strv_push(s->args, dest);
 	plan_add(s->plan, dest, MOUNT_BIND, flags, id);
@@ -104,7 +104,7 @@ void mount_plan_proc_cover(struct mount_sink *s, const char *path)
 	strv_push(s->args, "--ro-bind-try");
 	strv_push(s->args, path);
 	strv_push(s->args, path);
-	plan_add(s->plan, path, MOUNT_PROC, MOUNT_READ_ONLY | MOUNT_OPTIONAL, NULL);
+	plan_add(s->plan, path, MOUNT_PROC, MOUNT_READ_ONLY | MOUNT_OPTIONAL | MOUNT_TRY, NULL);
 }
 
 void mount_plan_remount_ro(struct mount_sink *s, const char *dest)
@@ -174,8 +174,8 @@ int mount_plan_decode(const void *data, size_t len, struct mount_plan *out, stru
 		if (r.path_len == 0 || r.path_len > (size_t)(end - at))
 			goto truncated;
 		if (r.kind < MOUNT_BIND || r.kind > MOUNT_PROC ||
-		    (r.flags & ~(MOUNT_READ_ONLY | MOUNT_OPTIONAL)) || r.reserved || r.reserved2 ||
-		    at[0] != '/' || memchr(at, '\0', r.path_len)) {
+		    (r.flags & ~(MOUNT_READ_ONLY | MOUNT_OPTIONAL | MOUNT_TRY)) || r.reserved ||
+		    r.reserved2 || at[0] != '/' || memchr(at, '\0', r.path_len)) {
 			mount_plan_release(out);
 			return error_set(err, EXIT_SETUP, "the mount plan's record %u is malformed",
 					 i);

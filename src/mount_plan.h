@@ -28,7 +28,15 @@ enum mount_kind {
 
 enum {
 	MOUNT_READ_ONLY = 1, /* the mount must be read-only */
-	MOUNT_OPTIONAL = 2,  /* -try: bwrap skips it when the source is gone */
+	/* Nothing there is fine too. Only for sources the sandbox cannot
+	 * touch (parts of /proc): a policy path missing at the check may
+	 * mean its mount went through a symlink swapped in and out, to
+	 * land elsewhere. */
+	MOUNT_OPTIONAL = 2,
+	/* Rendered as -try: bwrap skips the mount, instead of creating a
+	 * mount point on the host, when the source is gone. The check still
+	 * requires it unless MOUNT_OPTIONAL. */
+	MOUNT_TRY = 4,
 };
 
 struct mount_expectation {
@@ -51,7 +59,8 @@ struct mount_sink {
 	struct mount_plan *plan; /* NULL: arguments only (--dry-run, tests) */
 };
 
-/* --bind, --ro-bind, --bind-try or --ro-bind-try, from flags. */
+/* --bind, --ro-bind, --bind-try or --ro-bind-try, from flags
+ * (MOUNT_READ_ONLY, MOUNT_TRY). */
 void mount_plan_bind(struct mount_sink *s, unsigned flags, const char *source,
 		     const struct file_id *id, const char *dest);
 /* --tmpfs, --dev (a tmpfs with device nodes bound in) and --proc. */

@@ -9,7 +9,8 @@
 #   in a tight loop while sessions start (many starts)
 #   one swap, exactly between the policy and the mounts (a bwrap shim on
 #   PATH does it, then runs the real bwrap): a symlink to the secret, a
-#   different file, a directory swapped, a wrapper script replaced
+#   different file, a directory swapped, a parent directory turned into a
+#   symlink, a read-only path removed, a wrapper script replaced
 #   the init started without its mount plan, or with an unsealed one
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib"
@@ -175,6 +176,20 @@ test_parent_directory_swapped_for_symlink_before_the_mounts_stops_the_session()
 	sbx_shimmed --ro sub/inner cat sub/inner/key
 	expect_stopped_at "$T/work/sub/inner"
 	expect_err_contains "a symlink lies on the way"
+}
+
+test_read_only_path_removed_before_the_mounts_stops_the_session()
+{
+	make_guarded_project
+	mkdir -p sub/inner
+	# bwrap skips a -try mount whose source is gone. A mount that went
+	# through a symlink swapped in and out again lands elsewhere and
+	# leaves the planned path just as empty, so a missing path stops
+	# the run too.
+	bwrap_shim "mv sub/inner '$T/inner.moved'"
+	sbx_shimmed --ro sub/inner true
+	expect_stopped_at "$T/work/sub/inner"
+	expect_err_contains "No such file or directory"
 }
 
 test_wrapper_script_replaced_before_the_mounts_stops_the_session()
