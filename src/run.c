@@ -336,6 +336,8 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	_cleanup_mount_plan_ struct mount_plan mounts = {0};
 	size_t command_start = bwrap_render(&plan, &args, &mounts);
 	report_bwrap_args(dbg, &args);
+	debug_line(dbg, "mount check: the init checks %zu mounts before the command starts",
+		   mounts.len);
 
 	if (cli->dry_run) {
 		supervisor_release(&sv);
