@@ -133,6 +133,79 @@ PY
 	[ "$stopped" -gt 0 ] || echo "# (no start lost the race at the mounts this time)" >&2
 }
 
+test_parent_swapped_for_symlink_to_secret_dir_while_sessions_start_is_never_read()
+{
+	make_guarded_project
+	echo 'ssh-private-key-material' >"$HOME/.ssh/notes"
+	mkdir -p sub/.ssh
+	echo decoy >sub/.ssh/notes
+	# sub/.ssh is read-only by a rule; sub turns into a symlink to the
+	# home directory, goes missing, and comes back, in a loop. A bind
+	# made through the symlink mounts ~/.ssh, wherever its target leads.
+	cat >"$T/swap.py" <<'PY'
+import os, sys, time
+work, stop = sys.argv[1], sys.argv[2]
+sub, real, link = work + "/sub", work + "/.sub-real", work + "/.sub-link"
+while not os.path.exists(stop):
+    try:
+        os.rename(sub, real)
+        os.symlink("../home", link)
+        os.rename(link, sub)
+        time.sleep(0.001)
+        os.unlink(sub)
+        time.sleep(0.001)
+        os.rename(real, sub)
+        time.sleep(0.006)
+    except OSError:
+        for p in (link,):
+            try:
+                os.unlink(p)
+            except FileNotFoundError:
+                pass
+        if not os.path.isdir(sub) and os.path.isdir(real):
+            try:
+                os.unlink(sub)
+            except (FileNotFoundError, IsADirectoryError):
+                pass
+            os.rename(real, sub)
+PY
+	"$PY" "$T/swap.py" "$T/work" "$T/stop" &
+	swapper=$!
+	echo "$swapper" >>"$T/pids"
+	ran=0 stopped=0 other=0 runs=${RACE_RUNS:-200}
+	for i in $(seq "$runs"); do
+		sbx --ro sub/.ssh cat sub/.ssh/notes
+		if grep -qF "$SECRET" "$T/out" "$T/err"; then
+			touch "$T/stop"
+			fail "run $i read the secret (status $rc)"
+		fi
+		if [ "$rc" -eq 0 ]; then
+			expect_out decoy
+			ran=$((ran + 1))
+		elif grep -qF "mount check failed" "$T/err"; then
+			expect_status 1
+			expect_out ""
+			stopped=$((stopped + 1))
+		else
+			# The policy refused the run or skipped the missing
+			# rule, bwrap failed, or the command found no file
+			# (sub missing, or the symlink leading to the sandbox's
+			# own empty ~/.ssh): nothing ran with the secret.
+			expect_out ""
+			case $rc in
+			1) grep -qE "^(cat: sub/.ssh/notes: No such file|agent-sandbox: cannot set up the sandbox: bwrap:)" "$T/err" ||
+				fail "run $i: status 1: $(head -c 300 "$T/err")" ;;
+			2) grep -q "^agent-sandbox: " "$T/err" || fail "run $i: status 2 without a reason" ;;
+			*) fail "run $i: unexpected status $rc" ;;
+			esac
+			other=$((other + 1))
+		fi
+	done
+	touch "$T/stop"
+	wait "$swapper"
+	echo "# $runs starts: $ran ran, $stopped stopped by the mount check, $other otherwise" >&2
+}
+
 test_symlink_to_secret_swapped_in_before_the_mounts_stops_the_session()
 {
 	make_guarded_project
