@@ -24,6 +24,7 @@
 #include "io.h"
 #include "sandbox_init.h"
 #include "strbuf.h"
+#include "term_escape.h"
 #include "xalloc.h"
 
 #define CAPTURE_LIMIT (64 * 1024)
@@ -160,6 +161,16 @@ static void on_signal(struct watch *w, const struct signalfd_siginfo *si,
 		kill(w->init, sig);
 }
 
+/* bwrap's and the init's own messages name paths from the policy: their
+ * lines reach the terminal with anything else it would act on escaped.
+ * (The command's output does not pass here; it has the terminal itself.) */
+static void write_terminal(int fd, const char *text, size_t len)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	term_escape_mode_add(&sb, text, len, TERM_ESCAPE_LINES);
+	write_all(fd, sb.buf, sb.len);
+}
+
 /* Returns false at end of file or on a hard error. */
 static bool pump(int fd, struct watch *w, int kind, int err_fd)
 {
@@ -174,13 +185,13 @@ static bool pump(int fd, struct watch *w, int kind, int err_fd)
 		if (!w->ready) {
 			w->ready = true;
 			if (w->captured.len)
-				write_all(err_fd, w->captured.buf, w->captured.len);
+				write_terminal(err_fd, w->captured.buf, w->captured.len);
 			strbuf_reset(&w->captured);
 		}
 		break;
 	case 1: /* bwrap stderr */
 		if (w->ready)
-			write_all(err_fd, buf, (size_t)n);
+			write_terminal(err_fd, buf, (size_t)n);
 		else if (w->captured.len < CAPTURE_LIMIT)
 			strbuf_add(&w->captured, buf, (size_t)n);
 		break;
