@@ -246,3 +246,38 @@ int path_compare(const char *a, const char *b)
 		cb = 1;
 	return (int)ca - (int)cb;
 }
+
+int path_resolve_missing(const char *abs, char **out)
+{
+	_cleanup_free_ char *existing = xstrdup(abs);
+	size_t len = strlen(existing);
+	while (len > 1 && existing[len - 1] == '/')
+		existing[--len] = '\0';
+	/* Walk up to the deepest ancestor that resolves; the components below
+	 * it must be plain names, since nothing can be said of ".." under a
+	 * directory that is not there. */
+	for (;;) {
+		char *slash = strrchr(existing, '/');
+		if (!slash)
+			return -EINVAL;
+		const char *rest = abs + (slash - existing);
+		size_t rest_len = strlen(rest);
+		if (strstr(rest, "/../") || (rest_len >= 3 && !strcmp(rest + rest_len - 3, "/..")))
+			return -EINVAL;
+		if (slash == existing)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		_cleanup_free_ char *resolved = NULL;
+		bool is_dir = false;
+		int r = path_resolve(existing, &resolved, NULL, &is_dir);
+		if (r == 0) {
+			if (!is_dir)
+				return -ENOTDIR;
+			*out = xasprintf("%s%s", strcmp(resolved, "/") ? resolved : "", rest);
+			return 0;
+		}
+		if (r != -ENOENT)
+			return r;
+	}
+}

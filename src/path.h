@@ -34,3 +34,9 @@ bool path_is_within(const char *path, const char *dir);
 
 /* Byte order in which every directory sorts before everything beneath it. */
 int path_compare(const char *a, const char *b);
+
+/* For a path that does not exist: resolves its deepest existing ancestor
+ * and appends the missing components, which is where the path would appear.
+ * Returns 0, -ENOTDIR when that ancestor is not a directory, -EINVAL when a
+ * missing component is "..", or another -errno from path_resolve. */
+int path_resolve_missing(const char *abs, char **out);
