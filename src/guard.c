@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "git_index.h"
+#include "io.h"
 #include "path.h"
 #include "pattern.h"
 #include "strv.h"
@@ -30,6 +32,9 @@
  * rather than leave the window open again and again. */
 #define GUARD_REPEAT_LIMIT 5
 #define GUARD_REPEAT_SECONDS 10
+
+/* An index larger than this is not read (its gitlinks stay unguarded). */
+#define GUARD_INDEX_MAX (256 << 20)
 
 #define WATCH_MASK                                                                                 \
 	(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF |     \
@@ -41,10 +46,23 @@ struct target_state {
 	time_t window_start;
 };
 
+/* A repository whose gitlinks are guarded: see guard_watch_repository. */
+struct repository_watch {
+	char *toplevel;
+	char *index;
+	struct strv known; /* gitlinks seen so far */
+	struct stat last;  /* the index as last read */
+};
+
 struct guard {
-	const struct guard_plan *plan;
+	struct guard_plan own; /* the plan's targets, and the ones added since */
 	const struct policy *policy;
 	struct target_state *state;
+	size_t state_alloc;
+	struct repository_watch *repos;
+	size_t repos_len;
+	struct rule **rules; /* made up for gitlinks */
+	size_t rules_len;
 	int inotify_fd;
 	char *quarantine_base;
 	char *quarantine_dir;
@@ -77,14 +95,15 @@ static const char *below(const char *path, const char *root)
 	return path[strlen(root)] == '/' ? path + strlen(root) + 1 : path + strlen(root);
 }
 
-static void add_target(struct guard_plan *plan, const char *root, const char *rest, bool glob,
+/* Returns false when there is nothing to add. */
+static bool add_target(struct guard_plan *plan, const char *root, const char *rest, bool glob,
 		       const struct rule *rule)
 {
 	if (!*rest)
-		return; /* the root itself exists: it is the mount */
+		return false; /* the root itself exists: it is the mount */
 	for (size_t i = 0; i < plan->len; i++)
 		if (!strcmp(plan->targets[i].root, root) && !strcmp(plan->targets[i].rest, rest))
-			return; /* several rules name it; one check is enough */
+			return false; /* several rules name it; one check is enough */
 	plan->targets = xreallocarray(plan->targets, plan->len + 1, sizeof(*plan->targets));
 	plan->targets[plan->len++] = (struct guard_target){
 	    .root = xstrdup(root),
@@ -93,6 +112,7 @@ static void add_target(struct guard_plan *plan, const char *root, const char *re
 	    .display = xasprintf("%s/%s", strcmp(root, "/") ? root : "", rest),
 	    .rule = rule,
 	};
+	return true;
 }
 
 static void list_matches(const char *dir, const char *segment, struct guard_target *t)
@@ -142,9 +162,7 @@ void guard_plan_build(const struct policy *p, struct guard_plan *out)
 		const char *dir_rest = below(g->dir, root->path);
 		_cleanup_free_ char *rest =
 		    *dir_rest ? xasprintf("%s/%s", dir_rest, g->segment) : xstrdup(g->segment);
-		size_t before = out->len;
-		add_target(out, root->path, rest, true, g->rule);
-		if (out->len > before)
+		if (add_target(out, root->path, rest, true, g->rule))
 			list_matches(g->dir, g->segment, &out->targets[out->len - 1]);
 	}
 }
@@ -253,7 +271,7 @@ static void stop(struct guard *g, char *reason)
 static void quarantine(struct guard *g, size_t index, int dir_fd, const char *name,
 		       const char *path, bool on_the_way)
 {
-	const struct guard_target *t = &g->plan->targets[index];
+	const struct guard_target *t = &g->own.targets[index];
 	struct target_state *st = &g->state[index];
 	time_t now = time(NULL);
 	if (now - st->window_start > GUARD_REPEAT_SECONDS) {
@@ -301,7 +319,7 @@ static bool was_present(const struct guard_target *t, const char *name)
 static void check_glob(struct guard *g, size_t index, int dir_fd, const char *dir_path,
 		       const char *segment)
 {
-	const struct guard_target *t = &g->plan->targets[index];
+	const struct guard_target *t = &g->own.targets[index];
 	int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -330,7 +348,7 @@ static void check_glob(struct guard *g, size_t index, int dir_fd, const char *di
 /* Walks from the root to the target, watching every directory on the way. */
 static void check_target(struct guard *g, size_t index)
 {
-	const struct guard_target *t = &g->plan->targets[index];
+	const struct guard_target *t = &g->own.targets[index];
 	int root = g->state[index].root_fd;
 	if (root < 0)
 		return;
@@ -375,10 +393,30 @@ static void check_target(struct guard *g, size_t index)
 	}
 }
 
+static void check_repository(struct guard *g, struct repository_watch *rw, bool first);
+
 static void check_all(struct guard *g)
 {
-	for (size_t i = 0; i < g->plan->len; i++)
+	for (size_t i = 0; i < g->repos_len; i++)
+		check_repository(g, &g->repos[i], false);
+	for (size_t i = 0; i < g->own.len; i++)
 		check_target(g, i);
+}
+
+/* Opens the root of a target added to g->own (and its state). The root is
+ * a mount point inside, so nothing there can move or replace it; a root
+ * that is gone on the host has nothing beneath it to guard. */
+static void adopt_last_target(struct guard *g)
+{
+	if (g->own.len > g->state_alloc) {
+		g->state_alloc = g->own.len * 2;
+		g->state = xreallocarray(g->state, g->state_alloc, sizeof(*g->state));
+	}
+	struct target_state *st = &g->state[g->own.len - 1];
+	*st = (struct target_state){
+	    .root_fd = open(g->own.targets[g->own.len - 1].root,
+			    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+	};
 }
 
 int guard_start(struct guard **out, const struct guard_plan *plan, const struct policy *policy,
@@ -387,17 +425,13 @@ int guard_start(struct guard **out, const struct guard_plan *plan, const struct 
 {
 	struct guard *g = xcalloc(1, sizeof(*g));
 	*g = (struct guard){
-	    .plan = plan,
 	    .policy = policy,
-	    .state = xcalloc(plan->len ? plan->len : 1, sizeof(*g->state)),
 	    .quarantine_base = quarantine_base ? xstrdup(quarantine_base) : NULL,
 	    .session = xstrdup(session),
 	    .quarantine_fd = -1,
 	    .report = report,
 	    .ctx = ctx,
 	};
-	for (size_t i = 0; i < plan->len; i++)
-		g->state[i].root_fd = -1;
 	g->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (g->inotify_fd < 0) {
 		error_errno(err, EXIT_SETUP, errno, "creating an inotify instance for the guard");
@@ -405,15 +439,95 @@ int guard_start(struct guard **out, const struct guard_plan *plan, const struct 
 		return -1;
 	}
 	for (size_t i = 0; i < plan->len; i++) {
-		/* The root is a mount point inside, so nothing there can move
-		 * or replace it; a root that is gone on the host has nothing
-		 * beneath it to guard. */
-		g->state[i].root_fd =
-		    open(plan->targets[i].root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		const struct guard_target *t = &plan->targets[i];
+		if (!add_target(&g->own, t->root, t->rest, t->glob, t->rule))
+			continue;
+		struct guard_target *copy = &g->own.targets[g->own.len - 1];
+		for (size_t k = 0; k < t->present_len; k++) {
+			copy->present =
+			    xreallocarray(copy->present, copy->present_len + 1, sizeof(char *));
+			copy->present[copy->present_len++] = xstrdup(t->present[k]);
+		}
+		adopt_last_target(g);
 	}
 	check_all(g);
 	*out = g;
 	return 0;
+}
+
+/* A rule of the guard's own, for a gitlink the policy could not know of. */
+static const struct rule *gitlink_rule(struct guard *g, const char *path)
+{
+	struct rule *r = xcalloc(1, sizeof(*r));
+	*r = (struct rule){
+	    .pattern = xstrdup(path),
+	    .level = ACCESS_RO,
+	    .layer = LAYER_BUILTIN,
+	    .origin = xstrdup("@git (a gitlink: git status runs git there)"),
+	};
+	g->rules = xreallocarray(g->rules, g->rules_len + 1, sizeof(*g->rules));
+	g->rules[g->rules_len++] = r;
+	return r;
+}
+
+/* Guards toplevel/P/.git for a gitlink P. When it is there already and
+ * came with a gitlink that is new, it is an intruder at once. */
+static void guard_gitlink(struct guard *g, struct repository_watch *rw, const char *link,
+			  bool is_new)
+{
+	_cleanup_free_ char *dotgit = xasprintf("%s/%s/.git", rw->toplevel, link);
+	_cleanup_free_ char *dir = xasprintf("%s/%s", rw->toplevel, link);
+	struct stat st;
+	bool present = lstat(dotgit, &st) == 0;
+	if (present && !is_new)
+		return; /* a checked-out submodule: its git directory is protected */
+	const struct access_entry *root = writable_root(g->policy, dir);
+	if (!root || !add_target(&g->own, root->path, below(dotgit, root->path), false,
+				 gitlink_rule(g, dotgit)))
+		return;
+	adopt_last_target(g);
+	check_target(g, g->own.len - 1);
+}
+
+/* Reads the index again when it changed, and guards its new gitlinks. */
+static void check_repository(struct guard *g, struct repository_watch *rw, bool first)
+{
+	struct stat st;
+	if (stat(rw->index, &st) < 0)
+		return;
+	if (!first && st.st_ino == rw->last.st_ino && st.st_size == rw->last.st_size &&
+	    st.st_mtim.tv_sec == rw->last.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == rw->last.st_mtim.tv_nsec)
+		return;
+	rw->last = st;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	_cleanup_strv_ struct strv links = STRV_INIT;
+	if (read_file(rw->index, GUARD_INDEX_MAX, &text, &len) < 0 ||
+	    git_index_gitlinks(text, len, &links) < 0)
+		return;
+	for (size_t i = 0; i < links.len; i++) {
+		if (strv_contains(&rw->known, links.items[i]))
+			continue;
+		strv_push(&rw->known, links.items[i]);
+		guard_gitlink(g, rw, links.items[i], !first);
+	}
+}
+
+void guard_watch_repository(struct guard *g, const char *toplevel, const char *index)
+{
+	g->repos = xreallocarray(g->repos, g->repos_len + 1, sizeof(*g->repos));
+	struct repository_watch *rw = &g->repos[g->repos_len++];
+	*rw = (struct repository_watch){
+	    .toplevel = xstrdup(toplevel),
+	    .index = xstrdup(index),
+	    .known = STRV_INIT,
+	};
+	/* git replaces the index by renaming a new one over it: watch its
+	 * directory. */
+	_cleanup_free_ char *dir = parent_of(index);
+	(void)inotify_add_watch(g->inotify_fd, dir, WATCH_MASK);
+	check_repository(g, rw, true);
 }
 
 int guard_fd(const struct guard *g)
@@ -462,10 +576,23 @@ void guard_free(struct guard *g)
 {
 	if (!g)
 		return;
-	for (size_t i = 0; g->state && i < g->plan->len; i++)
+	for (size_t i = 0; g->state && i < g->own.len; i++)
 		if (g->state[i].root_fd >= 0)
 			close(g->state[i].root_fd);
 	free(g->state);
+	guard_plan_release(&g->own);
+	for (size_t i = 0; i < g->repos_len; i++) {
+		free(g->repos[i].toplevel);
+		free(g->repos[i].index);
+		strv_release(&g->repos[i].known);
+	}
+	free(g->repos);
+	for (size_t i = 0; i < g->rules_len; i++) {
+		free(g->rules[i]->pattern);
+		free(g->rules[i]->origin);
+		free(g->rules[i]);
+	}
+	free(g->rules);
 	if (g->inotify_fd >= 0)
 		close(g->inotify_fd);
 	if (g->quarantine_fd >= 0)

@@ -68,6 +68,13 @@ int guard_start(struct guard **out, const struct guard_plan *plan, const struct 
 		const char *quarantine_base, const char *session, guard_report_fn report, void *ctx,
 		struct error *err);
 
+/* Guards the gitlinks of the repository whose work tree is toplevel and
+ * whose index is index: `git status` there runs git in every gitlink that
+ * holds a .git, with the configuration found there. A .git that appears
+ * at a gitlink not checked out at start, or together with a gitlink the
+ * index did not have, is moved aside. */
+void guard_watch_repository(struct guard *g, const char *toplevel, const char *index);
+
 /* The inotify descriptor to wait on. */
 int guard_fd(const struct guard *g);
 

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "doctor.h"
 #include "env.h"
+#include "git_index.h"
 #include "guard.h"
 #include "inside.h"
 #include "io.h"
@@ -178,6 +179,9 @@ static int start_guard(const struct session *s, const struct guard_plan *plan,
 	_cleanup_free_ char *base = s->audit_dir ? xasprintf("%s/quarantine", s->audit_dir) : NULL;
 	if (guard_start(out, plan, &s->policy, base, session, guard_reported, sinks, err) < 0)
 		return -1;
+	_cleanup_free_ char *toplevel = NULL, *index = NULL;
+	if (git_index_find(s->cwd, &toplevel, &index) == 0)
+		guard_watch_repository(*out, toplevel, index);
 	if (dbg->enabled) {
 		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 		guard_plan_describe(plan, true, &sb);
@@ -344,8 +348,7 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	_cleanup_guard_plan_ struct guard_plan guard_plan = {0};
 	guard_plan_build(&s.policy, &guard_plan);
 	__attribute__((cleanup(cleanup_guardp))) struct guard *guard = NULL;
-	if (!cli->dry_run && guard_plan.len &&
-	    start_guard(&s, &guard_plan, &audit, &sinks, dbg, &guard, err) < 0)
+	if (!cli->dry_run && start_guard(&s, &guard_plan, &audit, &sinks, dbg, &guard, err) < 0)
 		return -1;
 
 	struct supervisor sv;

@@ -150,4 +150,36 @@ test_a_hook_created_where_the_repository_has_no_hooks_does_not_run_on_the_host()
 	expect_no_file "$HOME/planted-hook-ran"
 }
 
+# A repository with fsmonitor set to leave a mark on the host, built in
+# directory $1 by the real git (the agent would not use the guarded one).
+plant_repository()
+{
+	printf 'cd %s && /run/agent-sandbox/bin/git init -q && /run/agent-sandbox/bin/git -c user.name=a -c user.email=a@b commit -q --allow-empty -m planted && /run/agent-sandbox/bin/git config core.fsmonitor "touch %s/fsmonitor-ran; false"' \
+		"$1" "$HOME"
+}
+
+test_a_repository_planted_at_a_new_gitlink_does_not_run_on_the_host()
+{
+	make_guarded_project
+	sbx sh -c "mkdir sub && ( $(plant_repository sub) ) && /run/agent-sandbox/bin/git add sub 2>/dev/null; true"
+	expect_status 0
+	git status >/dev/null 2>&1
+	expect_no_file "$HOME/fsmonitor-ran"
+	expect_no_file "$T/work/sub/.git"
+	expect_err_contains "$T/work/sub/.git (ro by @git (a gitlink"
+}
+
+test_a_repository_planted_in_a_submodule_not_checked_out_does_not_run_on_the_host()
+{
+	make_guarded_project
+	git update-index --add --cacheinfo "160000,$(git rev-parse HEAD),libs/sub" &&
+		git -c core.hooksPath=/dev/null commit -qm "a submodule" || fail "setting up failed"
+	mkdir -p libs/sub
+	sbx sh -c "$(plant_repository libs/sub); true"
+	expect_status 0
+	git status >/dev/null 2>&1
+	expect_no_file "$HOME/fsmonitor-ran"
+	expect_no_file "$T/work/libs/sub/.git"
+}
+
 run_tests
