@@ -54,6 +54,11 @@ struct repository_watch {
 	struct stat last;  /* the index as last read */
 };
 
+struct watched {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct guard {
 	struct guard_plan own; /* the plan's targets, and the ones added since */
 	const struct policy *policy;
@@ -63,6 +68,8 @@ struct guard {
 	size_t repos_len;
 	struct rule **rules; /* made up for gitlinks */
 	size_t rules_len;
+	struct watched *watched; /* directories with a watch */
+	size_t watched_len;
 	int inotify_fd;
 	char *quarantine_base;
 	char *quarantine_dir;
@@ -201,6 +208,15 @@ void guard_plan_release(struct guard_plan *plan)
 
 static void watch(struct guard *g, int dir_fd)
 {
+	/* Most targets share their directories: one watch each. */
+	struct stat st;
+	if (fstat(dir_fd, &st) == 0) {
+		for (size_t i = 0; i < g->watched_len; i++)
+			if (g->watched[i].dev == st.st_dev && g->watched[i].ino == st.st_ino)
+				return;
+		g->watched = xreallocarray(g->watched, g->watched_len + 1, sizeof(*g->watched));
+		g->watched[g->watched_len++] = (struct watched){st.st_dev, st.st_ino};
+	}
 	char proc[64];
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dir_fd);
 	/* A directory that cannot be watched (the per-user limit) is still
@@ -580,6 +596,7 @@ void guard_free(struct guard *g)
 		if (g->state[i].root_fd >= 0)
 			close(g->state[i].root_fd);
 	free(g->state);
+	free(g->watched);
 	guard_plan_release(&g->own);
 	for (size_t i = 0; i < g->repos_len; i++) {
 		free(g->repos[i].toplevel);

@@ -114,11 +114,17 @@ static void add_glob_watch(struct policy *out, const char *abs, const struct rul
 		return;
 	_cleanup_free_ char *dir = pattern_unescape(dir_pattern);
 	char *resolved = NULL;
-	if (path_resolve(dir, &resolved, NULL, NULL) < 0 &&
+	/* Most globs share a directory (the working directory): resolve it
+	 * once. */
+	for (size_t i = 0; i < out->globs_len && !resolved; i++)
+		if (!strcmp(out->globs[i].source, dir))
+			resolved = xstrdup(out->globs[i].dir);
+	if (!resolved && path_resolve(dir, &resolved, NULL, NULL) < 0 &&
 	    path_resolve_missing(dir, &resolved) < 0)
 		return;
 	out->globs = xreallocarray(out->globs, out->globs_len + 1, sizeof(*out->globs));
 	out->globs[out->globs_len++] = (struct glob_watch){
+	    .source = steal_ptr(&dir),
 	    .dir = resolved,
 	    .segment = xstrdup(slash + 1),
 	    .rule = rule,
@@ -151,7 +157,11 @@ static int expand_rule(const struct policy_input *in, size_t order, struct candi
 		_cleanup_strv_ struct strv links = STRV_INIT;
 		char *resolved = NULL;
 		bool is_dir = false;
-		int r = path_resolve(paths.items[i], &resolved, &links, &is_dir);
+		char *where = NULL;
+		int r = path_resolve_or_locate(paths.items[i], &resolved, &links, &is_dir,
+					       glob ? NULL : &where);
+		if (r == -EINVAL && !glob)
+			r = -ENOENT; /* missing, below a ".." that says nothing */
 		if (r < 0) {
 			/* bwrap would create a missing mount target on the host,
 			 * leaving an empty file or directory behind, so a rule for
@@ -159,10 +169,8 @@ static int expand_rule(const struct policy_input *in, size_t order, struct candi
 			add_note(&out->skipped, &out->skipped_len, paths.items[i], rule,
 				 r == -ENOENT ? xstrdup("does not exist")
 					      : xasprintf("cannot be resolved: %s", strerror(-r)));
-			char *where = NULL;
 			struct strv no_links = STRV_INIT;
-			if (r == -ENOENT && !glob &&
-			    path_resolve_missing(paths.items[i], &where) == 0)
+			if (where)
 				add_candidate(absent, where, rule, order, false, false, &no_links);
 			continue;
 		}
@@ -505,6 +513,7 @@ void policy_release(struct policy *p)
 		free(p->absent[i].path);
 	free(p->absent);
 	for (size_t i = 0; i < p->globs_len; i++) {
+		free(p->globs[i].source);
 		free(p->globs[i].dir);
 		free(p->globs[i].segment);
 	}

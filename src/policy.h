@@ -55,6 +55,7 @@ struct absent_entry {
 /* A rule whose last segment is a glob: names that appear in dir later and
  * match it fall under the rule too. */
 struct glob_watch {
+	char *source;  /* the directory as the rule names it */
 	char *dir;     /* resolved (or where it would appear) */
 	char *segment; /* the glob, as pattern_match_segment takes it */
 	const struct rule *rule;
