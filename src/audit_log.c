@@ -31,7 +31,7 @@ static bool is_denial(struct json_object *r)
 {
 	const char *event = field(r, "event");
 	const char *decision = field(r, "decision");
-	return event && (!strcmp(event, "blocked") ||
+	return event && (!strcmp(event, "blocked") || !strcmp(event, "quarantine") ||
 			 (!strcmp(event, "network") && decision && !strcmp(decision, "refused")));
 }
 
@@ -132,6 +132,13 @@ static void add_row(struct strbuf *sb, struct json_object *r)
 		add_text(sb, field(r, "reason"));
 	} else if (event && !strcmp(event, "network")) {
 		add_network(sb, r);
+	} else if (event && !strcmp(event, "quarantine")) {
+		add_text(sb, field(r, "path"));
+		strbuf_addstr(sb, field(r, "moved_to") ? " moved to " : " could not be moved: ");
+		add_text(sb, field(r, "moved_to") ? field(r, "moved_to") : field(r, "error"));
+		strbuf_addstr(sb, " (");
+		add_text(sb, field(r, "rule"));
+		strbuf_addch(sb, ')');
 	}
 	strbuf_addch(sb, '\n');
 }

@@ -120,6 +120,7 @@ struct watch {
 	bool exited;
 	int status;
 	bool ready;
+	bool stopped;		/* an event source asked for the sandbox to stop */
 	int interrupted_by;	/* a signal that arrived before the sandbox was up */
 	struct strbuf captured; /* bwrap's stderr before ready */
 	struct strbuf info;
@@ -239,15 +240,17 @@ static void explain_setup_failure(const char *bwrap_says, struct error *err)
 static int watch_loop(struct supervisor *sv, const struct supervise_request *req, struct watch *w,
 		      int sigfd)
 {
-	struct pollfd pfd[5] = {
+	struct pollfd pfd[4 + SUPERVISE_SOURCES_MAX] = {
 	    {.fd = sigfd, .events = POLLIN},
 	    {.fd = sv->ready_pipe[0], .events = POLLIN},
 	    {.fd = sv->stderr_pipe[0], .events = POLLIN},
 	    {.fd = sv->info_pipe[0], .events = POLLIN},
-	    {.fd = req->source_ready ? req->source_fd : -1, .events = POLLIN},
 	};
+	nfds_t count = 4;
+	for (size_t i = 0; i < req->sources_len && i < SUPERVISE_SOURCES_MAX; i++)
+		pfd[count++] = (struct pollfd){.fd = req->sources[i].fd, .events = POLLIN};
 	while (!w->exited) {
-		if (poll(pfd, 5, -1) < 0) {
+		if (poll(pfd, count, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -257,8 +260,15 @@ static int watch_loop(struct supervisor *sv, const struct supervise_request *req
 			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 				on_signal(w, &si, req);
 		}
-		if (pfd[4].revents & POLLIN)
-			req->source_ready(req->source_ctx);
+		for (nfds_t i = 4; i < count; i++) {
+			const struct supervise_source *src = &req->sources[i - 4];
+			if (!(pfd[i].revents & POLLIN) || src->ready(src->ctx) == 0 || w->stopped)
+				continue;
+			w->stopped = true;
+			if (w->init > 0)
+				kill(w->init, SIGKILL);
+			kill(w->bwrap, SIGKILL);
+		}
 		for (int k = 1; k < 4; k++) {
 			if (!pfd[k].revents)
 				continue;
@@ -358,6 +368,8 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 	int result;
 	if (r < 0) {
 		result = error_errno(err, EXIT_SETUP, -r, "watching bwrap");
+	} else if (w.stopped) {
+		result = error_set(err, EXIT_SETUP, "the sandbox was stopped");
 	} else if (w.interrupted_by) {
 		result = 128 + w.interrupted_by;
 	} else if (!w.ready) {
