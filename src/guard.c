@@ -174,23 +174,6 @@ void guard_plan_build(const struct policy *p, struct guard_plan *out)
 	}
 }
 
-void guard_plan_describe(const struct guard_plan *plan, bool all, struct strbuf *sb)
-{
-	if (!plan->len)
-		return;
-	strbuf_addf(
-	    sb,
-	    "\n%zu protected path%s do%s not exist in writable directories: whatever appears "
-	    "there while the sandbox runs is moved aside (guard)%s\n",
-	    plan->len, plan->len == 1 ? "" : "s", plan->len == 1 ? "es" : "",
-	    all ? ":" : "; --debug lists them");
-	for (size_t i = 0; all && i < plan->len; i++) {
-		const struct guard_target *t = &plan->targets[i];
-		strbuf_addf(sb, "  %s  %s %s (%s)\n", t->display, access_level_name(t->rule->level),
-			    t->rule->pattern, t->rule->origin);
-	}
-}
-
 void guard_plan_release(struct guard_plan *plan)
 {
 	for (size_t i = 0; i < plan->len; i++) {

@@ -36,10 +36,6 @@ struct guard_plan {
 void guard_plan_build(const struct policy *p, struct guard_plan *out);
 void guard_plan_release(struct guard_plan *plan);
 
-/* For `policy` and --debug: how many paths the guard holds and, when
- * all is set, each of them with its rule. */
-void guard_plan_describe(const struct guard_plan *plan, bool all, struct strbuf *sb);
-
 static inline void cleanup_guard_planp(struct guard_plan *plan)
 {
 	guard_plan_release(plan);

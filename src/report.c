@@ -414,3 +414,74 @@ void report_wrappers_debug(const struct debug *dbg, const struct command_table *
 				   w->skipped.items[k]);
 	}
 }
+
+static void add_guard_target(struct strbuf *sb, const struct guard_target *t)
+{
+	strbuf_addstr(sb, "  ");
+	term_escape_add(sb, t->display);
+	strbuf_addf(sb, "  %s ", access_level_name(t->rule->level));
+	term_escape_add(sb, t->rule->pattern);
+	strbuf_addstr(sb, " (");
+	term_escape_add(sb, t->rule->origin);
+	strbuf_addstr(sb, ")\n");
+}
+
+void report_guard_plan(int fd, const struct guard_plan *plan, bool all)
+{
+	if (!plan->len)
+		return;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb,
+		    "\n%zu protected path%s do%s not exist in writable directories: whatever "
+		    "appears there while the sandbox runs is moved aside (guard)%s\n",
+		    plan->len, plan->len == 1 ? "" : "s", plan->len == 1 ? "es" : "",
+		    all ? ":" : "; --debug lists them");
+	for (size_t i = 0; all && i < plan->len; i++)
+		add_guard_target(&sb, &plan->targets[i]);
+	write_text(fd, &sb);
+}
+
+void report_guard_debug(const struct debug *dbg, const struct guard_plan *plan)
+{
+	debug_line(dbg, "guard: %zu protected path%s that do%s not exist", plan->len,
+		   plan->len == 1 ? "" : "s", plan->len == 1 ? "es" : "");
+	for (size_t i = 0; i < plan->len; i++) {
+		const struct guard_target *t = &plan->targets[i];
+		debug_line(dbg, "guard: %s  %s %s (%s)", t->display,
+			   access_level_name(t->rule->level), t->rule->pattern, t->rule->origin);
+	}
+}
+
+void report_quarantine(int fd, const struct guard *g)
+{
+	const struct guard_event *events = NULL;
+	size_t n = guard_events(g, &events);
+	if (!n)
+		return;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb,
+		    "agent-sandbox: %zu path%s appeared where the policy protects them (host "
+		    "programs read or run them); moved aside",
+		    n, n == 1 ? "" : "s");
+	if (guard_quarantine_dir(g)) {
+		strbuf_addstr(&sb, " into ");
+		term_escape_add(&sb, guard_quarantine_dir(g));
+	}
+	strbuf_addstr(&sb, ":\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct guard_event *e = &events[i];
+		strbuf_addstr(&sb, "  ");
+		term_escape_add(&sb, e->path);
+		if (e->symlink_to) {
+			strbuf_addstr(&sb, " (a symlink on the way to ");
+			term_escape_add(&sb, e->symlink_to);
+			strbuf_addch(&sb, ')');
+		}
+		strbuf_addf(&sb, " (%s by ", access_level_name(e->rule->level));
+		term_escape_add(&sb, e->rule->origin);
+		strbuf_addstr(&sb, e->moved_to ? ") -> " : "): ");
+		term_escape_add(&sb, e->moved_to ? e->moved_to : e->error);
+		strbuf_addch(&sb, '\n');
+	}
+	write_text(fd, &sb);
+}

@@ -182,40 +182,8 @@ static int start_guard(const struct session *s, const struct guard_plan *plan,
 	_cleanup_free_ char *toplevel = NULL, *index = NULL;
 	if (git_index_find(s->cwd, &toplevel, &index) == 0)
 		guard_watch_repository(*out, toplevel, index);
-	if (dbg->enabled) {
-		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
-		guard_plan_describe(plan, true, &sb);
-		for (char *line = strtok(sb.buf, "\n"); line; line = strtok(NULL, "\n"))
-			debug_line(dbg, "guard: %s", line + strspn(line, " "));
-	}
+	report_guard_debug(dbg, plan);
 	return 0;
-}
-
-/* After the command: what the guard moved, so the user can look at it. */
-static void report_quarantine(const struct guard *g, int fd)
-{
-	const struct guard_event *events = NULL;
-	size_t n = guard_events(g, &events);
-	if (!n)
-		return;
-	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb,
-		    "agent-sandbox: %zu path%s appeared where the policy protects them (host "
-		    "programs read or run them); moved aside%s%s:\n",
-		    n, n == 1 ? "" : "s", guard_quarantine_dir(g) ? " into " : "",
-		    guard_quarantine_dir(g) ? guard_quarantine_dir(g) : "");
-	for (size_t i = 0; i < n; i++) {
-		const struct guard_event *e = &events[i];
-		strbuf_addf(&sb, "  %s", e->path);
-		if (e->symlink_to)
-			strbuf_addf(&sb, " (a symlink on the way to %s)", e->symlink_to);
-		strbuf_addf(&sb, " (%s by %s)", access_level_name(e->rule->level), e->rule->origin);
-		if (e->moved_to)
-			strbuf_addf(&sb, " -> %s\n", e->moved_to);
-		else
-			strbuf_addf(&sb, ": %s\n", e->error);
-	}
-	write_all(fd, sb.buf, sb.len);
 }
 
 /* The host side of a filtered network: the policy, a private directory and
@@ -433,7 +401,7 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 		guard_finish(guard);
 		if (status < 0 && guard_stop_reason(guard))
 			error_set(err, EXIT_SETUP, "%s", guard_stop_reason(guard));
-		report_quarantine(guard, err_fd);
+		report_quarantine(err_fd, guard);
 	}
 	audit_session_end(&audit, status, status < 0 ? err->msg : NULL);
 	return status;
@@ -456,9 +424,7 @@ static int show_policy(const struct cli *cli, char **envp, int out, const struct
 	report_policy(out, &s.policy, &summary);
 	_cleanup_guard_plan_ struct guard_plan guard_plan = {0};
 	guard_plan_build(&s.policy, &guard_plan);
-	_cleanup_strbuf_ struct strbuf guarded = STRBUF_INIT;
-	guard_plan_describe(&guard_plan, dbg->enabled, &guarded);
-	write_all(out, guarded.buf, guarded.len);
+	report_guard_plan(out, &guard_plan, dbg->enabled);
 	report_wrappers(out, &s.cfg.commands, &s.wrappers);
 	/* Describes the layers without refusing: `policy` runs nothing. */
 	_cleanup_layers_ struct layers layers;

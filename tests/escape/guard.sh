@@ -73,6 +73,14 @@ test_new_name_matching_a_protected_glob_is_moved_and_old_ones_stay()
 	expect_quarantined_content new-hook
 }
 
+test_the_summary_escapes_a_hostile_name()
+{
+	sbx --ro 'hook-*' sh -c 'echo x >"hook-$(printf "\033[2J\033[1A")forged"'
+	expect_status 0
+	grep -q "$(printf '\033')" "$T/err" && fail "a raw ESC reached stderr"
+	expect_err_contains 'hook-\e[2J\e[1Aforged'
+}
+
 test_a_more_specific_rw_rule_keeps_what_it_allows()
 {
 	sbx --ro '.vscode/*.json' --rw .vscode/extensions.json sh -c 'mkdir .vscode &&
