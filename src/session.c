@@ -174,11 +174,11 @@ static void build_environment(struct session *s, const struct cli *cli, char *co
 }
 
 /* The audit log is the host's record of what the sandbox did: it is hidden
- * inside whether or not this run writes to it. Only a real run creates its
- * directory (policy and --dry-run leave the host untouched); inside a
+ * inside whether or not this run writes to it (build_rules). Only a real run
+ * creates its directory (policy and --dry-run leave the host untouched); inside a
  * sandbox the outer agent-sandbox already records the session. */
-static int add_audit_rules(struct session *s, const struct cli *cli, char *const *envp,
-			   struct error *err)
+static int prepare_audit(struct session *s, const struct cli *cli, char *const *envp,
+			 struct error *err)
 {
 	s->audit_dir = audit_dir(envp, s->home);
 	s->audit = s->cfg.audit.value && s->audit_dir && cli->verb == VERB_RUN && !cli->dry_run &&
@@ -196,11 +196,6 @@ static int add_audit_rules(struct session *s, const struct cli *cli, char *const
 	if (s->audit_dir && !s->audit && cli->verb == VERB_RUN && !cli->dry_run &&
 	    !inside_sandbox() && trust_store_prepare(s->audit_dir, err) < 0)
 		return -1;
-	if (s->audit_dir) {
-		_cleanup_free_ char *escaped = pattern_escape(s->audit_dir);
-		rule_list_add(&s->rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
-			      "audit log (written only from outside)");
-	}
 	return 0;
 }
 
@@ -220,8 +215,8 @@ static char *find_docker_socket(char *const *envp)
 	return xstrdup(path);
 }
 
-static void add_builtin_rules(const struct session *s, const struct config *cfg,
-			      struct rule_list *rules)
+static void add_docker_rule(const struct session *s, const struct config *cfg,
+			    struct rule_list *rules)
 {
 	if (!s->docker_socket)
 		return;
@@ -231,6 +226,35 @@ static void add_builtin_rules(const struct session *s, const struct config *cfg,
 	else
 		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
 			      "docker socket hidden (--docker exposes it)");
+}
+
+/* Every rule a run gets, from one config: built-in rules (the Docker
+ * socket, host service sockets, the audit log and trust store, secret
+ * files), presets, then the config layers. The real policy and the one the
+ * trust rule measures a project config against (the same config without
+ * it) both come from here, so that neither can miss a rule the other has. */
+static void build_rules(const struct session *s, const struct config *cfg, char *const *envp,
+			struct rule_list *rules)
+{
+	add_docker_rule(s, cfg, rules);
+	host_sockets_add_rules(envp, s->home, rules);
+	struct preset_context pctx = {
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .global_config_dir = s->global_dir,
+	    .config_files = &cfg->files,
+	};
+	preset_expand(preset_select(&cfg->presets), &pctx, rules);
+	for (size_t i = 0; i < cfg->rules.len; i++) {
+		const struct rule *r = &cfg->rules.items[i];
+		rule_list_add(rules, r->pattern, r->level, r->layer, r->origin);
+	}
+	if (s->audit_dir) {
+		_cleanup_free_ char *escaped = pattern_escape(s->audit_dir);
+		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
+			      "audit log (written only from outside)");
+	}
+	secrets_add_rules(&s->secrets, rules);
 }
 
 static const char *setting_origin(const struct config_setting *s)
@@ -266,29 +290,15 @@ static const char *network_origin(const struct network_config *n)
 
 /* The policy this run would have without the project config, compared
  * entry by entry with the real one: that is where a symlink out of the
- * project, "rw" over a protected path or "ro" over a hidden one shows. */
-static void add_policy_loosenings(struct session *s, const struct cli *cli, struct config *base)
+ * project, "rw" over a protected path, "ro" over a hidden one or a host
+ * path shown in the private /tmp shows. The secret files are the ones the
+ * real run masks: what the project config unmasks is judged on its text. */
+static void add_policy_loosenings(struct session *s, const struct cli *cli, struct config *base,
+				  char *const *envp)
 {
 	apply_cli(base, cli);
 	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
-	add_builtin_rules(s, base, &rules);
-	struct preset_context pctx = {
-	    .cwd = s->cwd,
-	    .home = s->home,
-	    .global_config_dir = s->global_dir,
-	    .config_files = &base->files,
-	};
-	preset_expand(preset_select(&base->presets), &pctx, &rules);
-	for (size_t i = 0; i < base->rules.len; i++) {
-		const struct rule *r = &base->rules.items[i];
-		rule_list_add(&rules, r->pattern, r->level, r->layer, r->origin);
-	}
-	if (s->audit_dir) {
-		_cleanup_free_ char *escaped = pattern_escape(s->audit_dir);
-		rule_list_add(&rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
-			      "audit log (written only from outside)");
-	}
-	secrets_add_rules(&s->secrets, &rules);
+	build_rules(s, base, envp, &rules);
 	struct policy_input in = {
 	    .rules = &rules,
 	    .cwd = s->cwd,
@@ -318,7 +328,7 @@ static int check_trust(struct session *s, const struct cli *cli, struct config *
 	}
 	bool inside = inside_sandbox();
 	if (!inside)
-		add_policy_loosenings(s, cli, base);
+		add_policy_loosenings(s, cli, base, envp);
 	_cleanup_free_ char *store = trust_store_dir(envp, s->home);
 	trust_decide(&s->trust, store, inside);
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
@@ -382,25 +392,12 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	}
 
 	s->docker_socket = find_docker_socket(envp);
-	add_builtin_rules(s, &s->cfg, &s->rules);
-	host_sockets_add_rules(envp, s->home, &s->rules);
-	struct preset_context pctx = {
-	    .cwd = s->cwd,
-	    .home = s->home,
-	    .global_config_dir = s->global_dir,
-	    .config_files = &s->cfg.files,
-	};
-	preset_expand(s->presets, &pctx, &s->rules);
-	for (size_t i = 0; i < s->cfg.rules.len; i++) {
-		const struct rule *r = &s->cfg.rules.items[i];
-		rule_list_add(&s->rules, r->pattern, r->level, r->layer, r->origin);
-	}
-	if (add_audit_rules(s, cli, envp, err) < 0)
+	if (prepare_audit(s, cli, envp, err) < 0)
 		return -1;
 	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
 		return -1;
-	secrets_add_rules(&s->secrets, &s->rules);
 	report_secrets_debug(dbg, &s->secrets);
+	build_rules(s, &s->cfg, envp, &s->rules);
 
 	struct policy_input in = {
 	    .rules = &s->rules,

@@ -395,27 +395,61 @@ int trust_assess(const struct trust_input *in, struct trust_check *tc, struct er
 	return 0;
 }
 
-static enum access_level base_level(const struct policy *p, const char *path, const char **decided)
-{
-	const struct access_entry *e = policy_entry_for(p, path);
-	if (e) {
-		*decided = e->rule->origin;
-		return e->level;
-	}
-	const struct base_mount *m = policy_base_for(path);
-	*decided = m->description;
-	return m->kind == BASE_HOST_ROOT ? ACCESS_RO : ACCESS_RW;
-}
+/* How much of the host a path shows inside, least first. PRIVATE is a path
+ * under one of the sandbox's own tmpfs (/tmp, /run, and with it a
+ * $XDG_RUNTIME_DIR there) that no rule covers: nothing of the host's is
+ * there at all, so even a read-only or hidden host path in its place shows
+ * more. Comparing access levels instead would call a host socket bound
+ * read-only into the private /tmp "stricter than writable". */
+enum exposure {
+	EXPOSE_PRIVATE,
+	EXPOSE_HIDDEN,
+	EXPOSE_RO,
+	EXPOSE_RW,
+};
 
-static const char *level_words(enum access_level level)
+static enum exposure exposure_of(enum access_level level)
 {
 	switch (level) {
 	case ACCESS_RW:
-		return "writable";
+		return EXPOSE_RW;
 	case ACCESS_RO:
-		return "read-only";
+		return EXPOSE_RO;
 	case ACCESS_EXCLUDE:
+		return EXPOSE_HIDDEN;
+	}
+	return EXPOSE_RW;
+}
+
+/* What the path shows without the project config, and why: "by" the rule
+ * or base mount that decided it. */
+static enum exposure base_exposure(const struct policy *p, const char *path, char **why)
+{
+	const struct access_entry *e = policy_entry_for(p, path);
+	if (e) {
+		*why = xasprintf("by %s", e->rule->origin);
+		return exposure_of(e->level);
+	}
+	const struct base_mount *m = policy_base_for(path);
+	if (m->kind == BASE_HOST_ROOT) {
+		*why = xasprintf("by the %s", m->description);
+		return EXPOSE_RO;
+	}
+	*why = xasprintf("under the sandbox's own %s", m->path);
+	return EXPOSE_PRIVATE;
+}
+
+static const char *exposure_words(enum exposure x)
+{
+	switch (x) {
+	case EXPOSE_RW:
+		return "writable";
+	case EXPOSE_RO:
+		return "read-only";
+	case EXPOSE_HIDDEN:
 		return "hidden";
+	case EXPOSE_PRIVATE:
+		return "private to the sandbox";
 	}
 	return "?";
 }
@@ -427,14 +461,14 @@ void trust_add_policy_loosenings(struct trust_check *tc, const struct policy *ba
 		const struct access_entry *e = &merged->entries[i];
 		if (e->rule->layer != LAYER_PROJECT)
 			continue;
-		const char *decided = NULL;
-		enum access_level before = base_level(base, e->path, &decided);
-		/* Levels are ordered by strictness: a smaller one gives more. */
-		if (e->level >= before || strv_contains(&tc->origins, e->rule->origin))
+		_cleanup_free_ char *why = NULL;
+		enum exposure before = base_exposure(base, e->path, &why);
+		enum exposure after = exposure_of(e->level);
+		if (after <= before || strv_contains(&tc->origins, e->rule->origin))
 			continue;
-		strv_pushf(&tc->loosenings, "%s: \"%s\": \"%s\" makes %s %s (it was %s, by %s)",
+		strv_pushf(&tc->loosenings, "%s: \"%s\": \"%s\" makes %s %s (it was %s, %s)",
 			   e->rule->origin, access_level_name(e->rule->level), e->rule->pattern,
-			   e->path, level_words(e->level), level_words(before), decided);
+			   e->path, exposure_words(after), exposure_words(before), why);
 		strv_push(&tc->origins, e->rule->origin);
 	}
 }

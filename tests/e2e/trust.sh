@@ -316,4 +316,37 @@ test_trust_store_is_private_and_keyed_by_path()
 	expect_status 2
 }
 
+test_project_rule_showing_a_host_path_in_the_private_tmp_or_run_loosens()
+{
+	# The sandbox's /tmp and /run are its own, empty: a host path bound
+	# there shows what was not there at all, so even "ro" and "exclude"
+	# (an empty stand-in under the host's name) loosen.
+	outside=$(mktemp -d /tmp/as-trust-host.XXXXXX) || fail "mktemp failed"
+	# shellcheck disable=SC2064
+	trap "rm -rf '$outside'" EXIT
+	echo host-data >"$outside/note"
+	p="$T/work/$P"
+	# rule | what the refusal says
+	while IFS='|' read -r rule want; do
+		printf '{"filesystem": {%s}}\n' "$rule" >$P
+		sbx sh -c 'touch ran'
+		[ "$rc" -eq 2 ] || fail "$rule: expected status 2, got $rc"
+		grep -qF -- "$want" "$T/err" || fail "$rule: stderr lacks '$want': $(err)"
+		expect_no_file ran
+	done <<CASES
+"ro": ["$outside"]|"ro": "$outside" makes $outside read-only (it was private to the sandbox, under the sandbox's own /tmp)
+"exclude": ["$outside/note"]|"exclude": "$outside/note" makes $outside/note hidden (it was private to the sandbox, under the sandbox's own /tmp)
+"ro": ["/run"]|"ro": "/run" makes /run read-only (it was private to the sandbox, under the sandbox's own /run)
+CASES
+	# Approved, the rule does show the host's file: the refusal was what
+	# kept it out.
+	printf '{"filesystem": {"ro": ["%s"]}}\n' "$outside" >$P
+	sbx sh -c 'cat "$1/note"' sh "$outside"
+	expect_status 2
+	approve_config
+	sbx sh -c 'cat "$1/note"' sh "$outside"
+	expect_status 0
+	expect_out host-data
+}
+
 run_tests
