@@ -102,10 +102,11 @@ static int load_layers(struct session *s, const struct cli *cli, const struct de
 	}
 	if (project) {
 		/* One read: the bytes that load are the bytes whose digest the
-		 * trust store is asked about. */
+		 * trust store is asked about, from the file it identifies. */
 		_cleanup_free_ char *text = NULL;
 		size_t len = 0;
-		if (config_read_file(project, &text, &len, err) < 0 ||
+		_cleanup_close_ int fd = -1;
+		if (config_read_file_fd(project, &fd, &text, &len, err) < 0 ||
 		    config_load_text(&s->cfg, project, text, len, LAYER_PROJECT, err) < 0)
 			return -1;
 		struct trust_input in = {
@@ -113,6 +114,7 @@ static int load_layers(struct session *s, const struct cli *cli, const struct de
 		    .file = project,
 		    .text = text,
 		    .len = len,
+		    .fd = fd,
 		    .cwd = s->cwd,
 		    .home = s->home,
 		};
@@ -318,19 +320,27 @@ static void add_policy_loosenings(struct session *s, const struct cli *cli, stru
 }
 
 /* A project config that loosens runs only when its content was approved;
- * `policy` shows the verdict instead of stopping. */
+ * `policy` shows the verdict instead of stopping. A real run also withdraws
+ * an approval whose file changed, was replaced or is gone (`policy` and
+ * --dry-run only say it would), so that the same bytes written again later
+ * need a new approval. */
 static int check_trust(struct session *s, const struct cli *cli, struct config *base,
 		       char *const *envp, const struct debug *dbg, struct error *err)
 {
+	bool inside = inside_sandbox();
+	_cleanup_free_ char *store = trust_store_dir(envp, s->home);
 	if (!s->trust.file) {
 		s->trust.state = TRUST_NO_FILE;
-		return 0;
+		if (!cli->config_path && !inside)
+			trust_find_gone(&s->trust, s->cwd, store);
+	} else {
+		if (!inside)
+			add_policy_loosenings(s, cli, base, envp);
+		trust_decide(&s->trust, store, inside);
 	}
-	bool inside = inside_sandbox();
-	if (!inside)
-		add_policy_loosenings(s, cli, base, envp);
-	_cleanup_free_ char *store = trust_store_dir(envp, s->home);
-	trust_decide(&s->trust, store, inside);
+	if (cli->verb == VERB_RUN && !cli->dry_run && !inside && store &&
+	    trust_withdraw(&s->trust, store, err) < 0)
+		return -1;
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	trust_describe(&s->trust, &sb);
 	for (char *line = sb.buf, *end; line && *line; line = end ? end + 1 : NULL) {
@@ -339,7 +349,8 @@ static int check_trust(struct session *s, const struct cli *cli, struct config *
 			*end = '\0';
 		debug_line(dbg, "%s", line);
 	}
-	bool refused = s->trust.state == TRUST_UNAPPROVED || s->trust.state == TRUST_CHANGED;
+	bool refused = s->trust.state == TRUST_UNAPPROVED || s->trust.state == TRUST_CHANGED ||
+		       s->trust.state == TRUST_REPLACED;
 	if (refused && cli->verb == VERB_RUN)
 		return trust_refuse(&s->trust, err);
 	return 0;
