@@ -466,4 +466,28 @@ test_approval_follows_the_file_across_its_two_names()
 	expect_err_contains "it is not the file that was approved"
 }
 
+# Each host service socket the sandbox hides by a built-in rule: a project
+# rule naming it "ro" (a read-only socket still connects) loosens.
+test_project_rule_exposing_a_hidden_host_socket_loosens()
+{
+	mkdir -p "$HOME/run" "$HOME/gnupg"
+	socks="$HOME/run/ssh $HOME/run/dbus $HOME/run/wayland $HOME/gnupg/S.gpg-agent"
+	py=python3
+	[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+	for sock in $socks; do
+		"$py" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' \
+			"$sock" || fail "could not make the socket $sock"
+	done
+	export SSH_AUTH_SOCK="$HOME/run/ssh" DBUS_SESSION_BUS_ADDRESS="unix:path=$HOME/run/dbus,guid=1"
+	export WAYLAND_DISPLAY="$HOME/run/wayland" GNUPGHOME="$HOME/gnupg"
+	for sock in $socks; do
+		printf '{"filesystem": {"ro": ["%s"]}}\n' "$sock" >$P
+		sbx policy
+		expect_out_contains "loosens and is NOT approved"
+		expect_out_contains "\"ro\": \"$sock\" makes $sock read-only (it was hidden, by "
+		sbx true
+		[ "$rc" -eq 2 ] || fail "$sock: a run was not refused ($rc)"
+	done
+}
+
 run_tests
