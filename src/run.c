@@ -90,9 +90,9 @@ static int open_audit(const struct session *s, const char *empty_file, struct au
 	return audit_listen(a, runtime, err);
 }
 
-/* Inside a sandbox, command settings are not applied (the outer wrappers
- * stay); say so rather than skip what the user asked for in silence. */
-/* --debug has said it already, among the other trust lines. */
+/* A withdrawn approval is news to the user: the next run of the same
+ * config needs `agent-sandbox trust` again. --debug has said it already,
+ * among the other trust lines. */
 static void note_withdrawn_approval(const struct session *s, const struct debug *dbg, int err_fd)
 {
 	if (dbg->enabled)
@@ -105,6 +105,8 @@ static void note_withdrawn_approval(const struct session *s, const struct debug 
 	}
 }
 
+/* Inside a sandbox, command settings are not applied (the outer wrappers
+ * stay); say so rather than skip what the user asked for in silence. */
 static void note_inherited_wrappers(const struct session *s, int err_fd)
 {
 	if (!s->nested)

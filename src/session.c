@@ -176,9 +176,10 @@ static void build_environment(struct session *s, const struct cli *cli, char *co
 }
 
 /* The audit log is the host's record of what the sandbox did: it is hidden
- * inside whether or not this run writes to it (build_rules). Only a real run
- * creates its directory (policy and --dry-run leave the host untouched); inside a
- * sandbox the outer agent-sandbox already records the session. */
+ * inside whether or not this run writes to it (build_rules). Only a real
+ * run creates its directory (policy and --dry-run leave the host
+ * untouched); inside a sandbox the outer agent-sandbox already records the
+ * session. */
 static int prepare_audit(struct session *s, const struct cli *cli, char *const *envp,
 			 struct error *err)
 {
