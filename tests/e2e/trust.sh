@@ -197,15 +197,21 @@ test_sandbox_cannot_write_the_project_config()
 
 test_config_written_by_the_agent_cannot_loosen_the_next_run()
 {
-	# No project config yet: the agent may create one in the project
-	# directory, and the next run refuses it.
+	# No project config yet: one the agent creates in the working
+	# directory is moved aside by the guard at once.
 	sbx sh -c 'printf "{\"network\": true}\n" > .agent-sandbox.json'
 	expect_status 0
-	expect_file $P
-	sbx sh -c 'touch ran'
+	expect_no_file $P
+	expect_err_contains "$T/work/$P (ro by @base) -> "
+	# One it writes into a subdirectory is refused when a run starts there.
+	mkdir sub
+	sbx sh -c 'printf "{\"network\": true}\n" > sub/.agent-sandbox.json'
+	expect_status 0
+	expect_file sub/$P
+	sbx -C sub sh -c 'touch ran'
 	expect_status 2
-	expect_err_contains "refusing the config $T/work/$P"
-	expect_no_file ran
+	expect_err_contains "refusing the config $T/work/sub/$P"
+	expect_no_file sub/ran
 }
 
 test_symlinked_config_does_not_borrow_an_approval()
@@ -375,7 +381,9 @@ test_deleted_config_written_back_by_the_agent_is_refused()
 		expect_status 0
 		expect_err_contains "trust: withdrew the approval of $T/work/.agent-sandbox.jsonc: the file is gone"
 		[ -z "$(ls -A "$(store)")" ] || fail "the approval is still on record"
-		sbx sh -c 'printf "{\"network\": true}\n" >"$1"' sh "$name"
+		# From a session one directory up, where the guard of the
+		# working directory's config does not reach.
+		sbx -C .. sh -c 'printf "{\"network\": true}\n" >"work/$1"' sh "$name"
 		expect_status 0
 		sbx sh -c 'touch ran'
 		[ "$rc" -eq 2 ] || fail "$name: the written-back config was taken ($rc)"
