@@ -1,6 +1,6 @@
 /* libFuzzer target for the git config reader: any bytes must be read to the
  * end or to a refusal without a crash, and every reported key must have a
- * section and a name. */
+ * section and a non-empty name. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +13,8 @@ static int check(const char *key, const char *value, void *unused)
 {
 	(void)value;
 	(void)unused;
-	const char *dot = strchr(key, '.');
-	if (!dot || dot == key)
+	const char *dot = strrchr(key, '.');
+	if (!dot || dot == key || !dot[1])
 		abort();
 	return 0;
 }

@@ -376,6 +376,11 @@ int policy_resolve(const struct policy_input *in, struct policy *out, struct err
 	if (r < 0)
 		goto fail;
 
+	/* Parents sort first, so a pin beneath a pin sees its final level. */
+	for (size_t i = 0; i < out->len; i++)
+		if (out->entries[i].rule->pin)
+			out->entries[i].level = level_without(out, out->entries[i].path);
+
 	drop_hidden_excludes(out);
 
 	if (in->read_only)

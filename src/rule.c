@@ -20,6 +20,13 @@ void rule_list_add(struct rule_list *list, const char *pattern, enum access_leve
 	};
 }
 
+void rule_list_add_pin(struct rule_list *list, const char *pattern, enum layer layer,
+		       const char *origin)
+{
+	rule_list_add(list, pattern, ACCESS_RW, layer, origin);
+	list->items[list->len - 1].pin = true;
+}
+
 void rule_list_release(struct rule_list *list)
 {
 	for (size_t i = 0; i < list->len; i++) {

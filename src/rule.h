@@ -26,6 +26,10 @@ struct rule {
 	enum access_level level;
 	enum layer layer;
 	char *origin; /* who asked: "@base", "<file>:4:12", "--rw" */
+	/* A mount point only: the path gets the level of what covers it,
+	 * so that it cannot be renamed away (taking the protected paths
+	 * beneath it along) without being made any more writable. */
+	bool pin;
 };
 
 struct rule_list {
@@ -41,6 +45,9 @@ struct rule_list {
 
 void rule_list_add(struct rule_list *list, const char *pattern, enum access_level level,
 		   enum layer layer, const char *origin);
+/* Adds a pin rule (see struct rule) for a literal pattern. */
+void rule_list_add_pin(struct rule_list *list, const char *pattern, enum layer layer,
+		       const char *origin);
 void rule_list_release(struct rule_list *list);
 
 const char *access_level_name(enum access_level level);

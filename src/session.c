@@ -267,7 +267,8 @@ static const char *network_origin(const struct network_config *n)
 /* The policy this run would have without the project config, compared
  * entry by entry with the real one: that is where a symlink out of the
  * project, "rw" over a protected path or "ro" over a hidden one shows. */
-static void add_policy_loosenings(struct session *s, const struct cli *cli, struct config *base)
+static void add_policy_loosenings(struct session *s, const struct cli *cli, struct config *base,
+				  char *const *envp)
 {
 	apply_cli(base, cli);
 	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
@@ -277,6 +278,8 @@ static void add_policy_loosenings(struct session *s, const struct cli *cli, stru
 	    .home = s->home,
 	    .global_config_dir = s->global_dir,
 	    .config_files = &base->files,
+	    .git_entries = &s->secrets.found.git_entries,
+	    .envp = envp,
 	};
 	preset_expand(preset_select(&base->presets), &pctx, &rules);
 	for (size_t i = 0; i < base->rules.len; i++) {
@@ -318,7 +321,7 @@ static int check_trust(struct session *s, const struct cli *cli, struct config *
 	}
 	bool inside = inside_sandbox();
 	if (!inside)
-		add_policy_loosenings(s, cli, base);
+		add_policy_loosenings(s, cli, base, envp);
 	_cleanup_free_ char *store = trust_store_dir(envp, s->home);
 	trust_decide(&s->trust, store, inside);
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
@@ -389,15 +392,18 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	    .home = s->home,
 	    .global_config_dir = s->global_dir,
 	    .config_files = &s->cfg.files,
+	    .git_entries = &s->secrets.found.git_entries,
+	    .envp = envp,
 	};
+	/* The scan runs first: @git protects the repositories it finds. */
+	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
+		return -1;
 	preset_expand(s->presets, &pctx, &s->rules);
 	for (size_t i = 0; i < s->cfg.rules.len; i++) {
 		const struct rule *r = &s->cfg.rules.items[i];
 		rule_list_add(&s->rules, r->pattern, r->level, r->layer, r->origin);
 	}
 	if (add_audit_rules(s, cli, envp, err) < 0)
-		return -1;
-	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
 		return -1;
 	secrets_add_rules(&s->secrets, &s->rules);
 	report_secrets_debug(dbg, &s->secrets);
