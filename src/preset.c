@@ -1,18 +1,13 @@
-/* This file decides what each built-in preset protects. It reads a little of
- * the filesystem (where the git directory is, which branch is checked out)
- * and never changes it. Rules for paths that do not exist are still emitted:
- * the policy skips them, visibly, in --debug. */
+/* This file decides what each built-in preset protects. @git's rules, which
+ * read git directories, come from preset_git.c; nothing here changes the
+ * filesystem. Rules for paths that do not exist are still emitted: the
+ * policy skips them, visibly, in --debug. */
 #include "preset.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cleanup.h"
-#include "io.h"
-#include "path.h"
 #include "pattern.h"
 #include "preset_git.h"
 #include "suggest.h"

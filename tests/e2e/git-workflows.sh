@@ -80,7 +80,8 @@ test_git_submodule_update_clones_an_initialised_submodule_inside()
 	git clone -q . "$T/work/clone" || fail "clone failed"
 	cd clone || fail "no clone"
 	git submodule init -q || fail "submodule init failed"
-	sbx sh -c 'git -c protocol.file.allow=always submodule update -q &&
+	# The upstream lies outside the project (and /tmp is private inside).
+	sbx --ro "$T/upstream" sh -c 'git -c protocol.file.allow=always submodule update -q &&
 		git -C sub rev-parse HEAD'
 	expect_status 0
 	expect_out "$recorded"
