@@ -376,10 +376,16 @@ int policy_resolve(const struct policy_input *in, struct policy *out, struct err
 	if (r < 0)
 		goto fail;
 
-	/* Parents sort first, so a pin beneath a pin sees its final level. */
-	for (size_t i = 0; i < out->len; i++)
-		if (out->entries[i].rule->pin)
-			out->entries[i].level = level_without(out, out->entries[i].path);
+	/* Parents sort first, so such a rule beneath another sees its final
+	 * level. */
+	for (size_t i = 0; i < out->len; i++) {
+		struct access_entry *e = &out->entries[i];
+		if (!e->rule->tighten_only)
+			continue;
+		enum access_level covering = level_without(out, e->path);
+		if (covering > e->level)
+			e->level = covering;
+	}
 
 	drop_hidden_excludes(out);
 

@@ -149,7 +149,8 @@ static void pin_ancestors(struct layout *l, const char *path)
 			return;
 		if (emit_once(l, "pin", prefix)) {
 			_cleanup_free_ char *escaped = pattern_escape(prefix);
-			rule_list_add_pin(l->out, escaped, LAYER_PRESET, "@git (mount point)");
+			rule_list_add_tightening(l->out, escaped, ACCESS_RW, LAYER_PRESET,
+						 "@git (mount point)");
 		}
 		prefix[i] = '/';
 	}
@@ -177,7 +178,7 @@ static void protect(struct layout *l, const char *path, const char *origin)
 	pin_ancestors(l, path);
 	if (emit_once(l, "ro", path)) {
 		_cleanup_free_ char *escaped = pattern_escape(path);
-		rule_list_add(l->out, escaped, ACCESS_RO, LAYER_PRESET, origin);
+		rule_list_add_tightening(l->out, escaped, ACCESS_RO, LAYER_PRESET, origin);
 	}
 }
 

@@ -26,10 +26,12 @@ struct rule {
 	enum access_level level;
 	enum layer layer;
 	char *origin; /* who asked: "@base", "<file>:4:12", "--rw" */
-	/* A mount point only: the path gets the level of what covers it,
-	 * so that it cannot be renamed away (taking the protected paths
-	 * beneath it along) without being made any more writable. */
-	bool pin;
+	/* Never looser than what covers the path: a protection that must
+	 * not open a read-only or hidden tree. An rw rule of this kind is a
+	 * mount point only (a pin): it keeps a directory from being renamed
+	 * away, with the protected paths beneath it, and takes the level of
+	 * what covers it. */
+	bool tighten_only;
 };
 
 struct rule_list {
@@ -45,9 +47,9 @@ struct rule_list {
 
 void rule_list_add(struct rule_list *list, const char *pattern, enum access_level level,
 		   enum layer layer, const char *origin);
-/* Adds a pin rule (see struct rule) for a literal pattern. */
-void rule_list_add_pin(struct rule_list *list, const char *pattern, enum layer layer,
-		       const char *origin);
+/* Adds a rule that only tightens (see struct rule). */
+void rule_list_add_tightening(struct rule_list *list, const char *pattern, enum access_level level,
+			      enum layer layer, const char *origin);
 void rule_list_release(struct rule_list *list);
 
 const char *access_level_name(enum access_level level);

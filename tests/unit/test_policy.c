@@ -383,9 +383,10 @@ static void policy_follows_symlink_outside_writable_dirs_and_tightening_ones(voi
 	}
 }
 
-/* A pin makes a mount point and nothing more: it takes the level of what
- * covers it, so it never opens a read-only or hidden tree. */
-static void policy_gives_a_pin_the_level_that_covers_it(void **state)
+/* A tightening rule never opens a read-only or hidden tree: an rw one (a
+ * pin, a mount point and nothing more) takes the level of what covers it,
+ * an ro one stays hidden inside a hidden tree. */
+static void policy_never_loosens_with_a_tightening_rule(void **state)
 {
 	const char *dir = *state;
 	make_tree(dir);
@@ -393,17 +394,29 @@ static void policy_gives_a_pin_the_level_that_covers_it(void **state)
 	static const struct {
 		struct test_rule rules[3];
 		const char *pin;
+		enum access_level pin_level;
 		bool read_only;
 		int level; /* -1: no entry (inside a hidden tree) */
 	} cases[] = {
-	    {{COVER_CWD, END_RULES}, "proj/src", false, ACCESS_RW},
-	    {{COVER_CWD, R(RO, CLI, "proj"), END_RULES}, "proj/src", false, ACCESS_RO},
-	    {{COVER_CWD, R(RO, CLI, "proj/src"), END_RULES}, "proj/src", false, ACCESS_RO},
+	    {{COVER_CWD, END_RULES}, "proj/src", ACCESS_RW, false, ACCESS_RW},
+	    {{COVER_CWD, R(RO, CLI, "proj"), END_RULES}, "proj/src", ACCESS_RW, false, ACCESS_RO},
+	    {{COVER_CWD, R(RO, CLI, "proj/src"), END_RULES},
+	     "proj/src",
+	     ACCESS_RW,
+	     false,
+	     ACCESS_RO},
 	    {{COVER_CWD, R(EXCLUDE, CLI, "proj/secret"), END_RULES},
 	     "proj/secret/inner",
+	     ACCESS_RW,
 	     false,
 	     -1},
-	    {{COVER_CWD, END_RULES}, "proj/src", true, ACCESS_RO},
+	    {{COVER_CWD, R(EXCLUDE, CLI, "proj/secret"), END_RULES},
+	     "proj/secret/inner",
+	     ACCESS_RO,
+	     false,
+	     -1},
+	    {{COVER_CWD, END_RULES}, "proj/src", ACCESS_RO, false, ACCESS_RO},
+	    {{COVER_CWD, END_RULES}, "proj/src", ACCESS_RW, true, ACCESS_RO},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		_cleanup_run_ run = {.rules = RULE_LIST_INIT, .err = ERROR_INIT};
@@ -413,7 +426,7 @@ static void policy_gives_a_pin_the_level_that_covers_it(void **state)
 				      cases[i].rules[j].layer, "rule");
 		}
 		_cleanup_free_ char *pin = unit_path(dir, cases[i].pin);
-		rule_list_add_pin(&run.rules, pin, LAYER_PRESET, "pin");
+		rule_list_add_tightening(&run.rules, pin, cases[i].pin_level, LAYER_PRESET, "pin");
 		_cleanup_free_ char *cwd = unit_path(dir, "proj");
 		const struct policy_input in = {
 		    .rules = &run.rules, .cwd = cwd, .read_only = cases[i].read_only};
@@ -440,7 +453,7 @@ int main(void)
 	    unit_tmp_test(policy_skips_missing_paths_and_empty_globs),
 	    unit_tmp_test(policy_rejects_rules_it_cannot_enforce),
 	    unit_tmp_test(policy_follows_symlink_outside_writable_dirs_and_tightening_ones),
-	    unit_tmp_test(policy_gives_a_pin_the_level_that_covers_it),
+	    unit_tmp_test(policy_never_loosens_with_a_tightening_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
