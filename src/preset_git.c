@@ -492,12 +492,13 @@ static void protect_repo(struct layout *l, const char *git_dir, const char *work
 }
 
 /* A .git entry found under the working directory: a nested repository (a
- * directory) or a submodule's or linked worktree's gitfile. */
+ * directory) or a submodule's or linked worktree's gitfile. git follows a
+ * symlink there, and so do we. */
 static void protect_git_entry(struct layout *l, const char *entry)
 {
 	_cleanup_free_ char *top = dir_of(entry);
 	struct stat st;
-	if (lstat(entry, &st) < 0)
+	if (stat(entry, &st) < 0)
 		return;
 	if (S_ISDIR(st.st_mode)) {
 		protect_repo(l, entry, top);
@@ -527,14 +528,15 @@ static void git_dirs_release(struct git_dirs *g)
 }
 
 /* Finds the repository the working directory belongs to, the way git does:
- * the nearest ancestor with a .git directory or gitfile. */
+ * the nearest ancestor with a .git directory or gitfile (or a symlink to
+ * either). */
 static bool git_discover(const char *cwd, struct git_dirs *g)
 {
 	_cleanup_free_ char *dir = xstrdup(cwd);
 	for (;;) {
 		_cleanup_free_ char *dotgit = xasprintf("%s/.git", strcmp(dir, "/") ? dir : "");
 		struct stat st;
-		if (lstat(dotgit, &st) == 0) {
+		if (stat(dotgit, &st) == 0) {
 			if (S_ISDIR(st.st_mode)) {
 				g->git_dir = steal_ptr(&dotgit);
 			} else if (S_ISREG(st.st_mode)) {

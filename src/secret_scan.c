@@ -146,8 +146,7 @@ static int walk(struct walker *w, int dirfd, size_t depth)
 			if (!(mark == 1 && w->path.buf[0] == '/'))
 				strbuf_addch(&w->path, '/');
 			strbuf_add(&w->path, name, len);
-			if (len == 4 && !memcmp(name, ".git", 4) &&
-			    (type == DT_DIR || type == DT_REG))
+			if (len == 4 && !memcmp(name, ".git", 4) && type != DT_UNKNOWN)
 				strv_push(&w->out->git_entries, w->path.buf);
 			if (type != DT_DIR) {
 				w->out->files++;
