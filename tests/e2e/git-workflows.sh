@@ -136,4 +136,19 @@ test_a_commit_made_inside_is_visible_on_the_host_while_the_session_runs()
 	expect_out "still running"
 }
 
+test_protecting_git_control_files_leaves_nothing_new_on_the_host()
+{
+	make_project_with_submodule
+	git worktree add -q wt 2>/dev/null || fail "worktree setup failed"
+	mkdir -p tools && git init -q tools/x
+	git config core.hooksPath .githooks
+	git config include.path ../missing.cfg
+	snapshot "$T/work" >"$T/before"
+	sbx true
+	expect_status 0
+	snapshot "$T/work" >"$T/after"
+	cmp -s "$T/before" "$T/after" ||
+		fail "the run left files behind: $(diff "$T/before" "$T/after" | head -5)"
+}
+
 run_tests
