@@ -25,7 +25,7 @@ static void classify(const char *args, char *const *envp, struct git_decision *d
 	_cleanup_free_ char *copy = xstrdup(args);
 	for (char *save = NULL, *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
 		strv_push(argv, w);
-	git_guard_classify((int)argv->len, strv_array(argv), envp, d);
+	git_guard_classify((int)argv->len, strv_array(argv), envp, envp, d);
 }
 
 static void check_cases(const struct git_case *cases, size_t n)
