@@ -368,31 +368,118 @@ static const char *const queries[] = {"annotate",
 
 static const char *const config_longs_with_value[] = {"file",	 "blob",  "type", "default",
 						      "comment", "value", "url",  NULL};
+static const char *const tag_longs_with_value[] = {
+    "contains", "no-contains", "merged", "no-merged", "points-at", "sort", "format", NULL};
 
 /* "git config" reads with --get*, --list / -l, or the "get" and "list"
  * verbs; everything else may write. */
-static bool config_reads(int argc, char *const *argv)
+static bool config_reads(const struct scan *s)
 {
-	static const struct option_shape shape = {"f", NULL, config_longs_with_value};
-	struct scan s = {.longs = STRV_INIT, .positionals = STRV_INIT, .operands = STRV_INIT};
-	scan_args(argc, argv, &shape, &s);
-	bool reads = has_short(&s, 'l') || has_long(&s, "list", 2);
-	for (size_t i = 0; i < s.longs.len; i++)
-		if (!strncmp(s.longs.items[i], "get", 3))
-			reads = true;
-	if (s.positionals.len &&
-	    (!strcmp(s.positionals.items[0], "get") || !strcmp(s.positionals.items[0], "list")))
-		reads = true;
-	scan_release(&s);
-	return reads;
+	for (size_t i = 0; i < s->longs.len; i++)
+		if (!strncmp(s->longs.items[i], "get", 3))
+			return true;
+	return has_short(s, 'l') || has_long(s, "list", 2) ||
+	       (s->positionals.len && (!strcmp(s->positionals.items[0], "get") ||
+				       !strcmp(s->positionals.items[0], "list")));
 }
+
+/* Only these options, spelled out (an abbreviation is not recognised,
+ * which can only refuse too much). */
+static bool only_options(const struct scan *s, const char *shorts, const char *const *longs)
+{
+	for (int c = 1; c < 128; c++)
+		if (s->shorts[c] && !strchr(shorts, c))
+			return false;
+	for (size_t i = 0; i < s->longs.len; i++)
+		if (!in_list(longs, s->longs.items[i]))
+			return false;
+	return true;
+}
+
+/* "git branch" and "git tag" list with listing options only, and either
+ * no name (a name creates one) or -l / --list (the names are patterns). */
+static bool lists_only(const struct scan *s, const char *shorts, const char *const *longs)
+{
+	bool list = has_short(s, 'l') || strv_contains(&s->longs, "list");
+	return only_options(s, shorts, longs) && (list || (!s->positionals.len && !s->dashdash));
+}
+
+static bool branch_reads(const struct scan *s)
+{
+	static const char *const longs[] = {
+	    "show-current", "list",	  "all",       "remotes",   "verbose", "contains",
+	    "no-contains",  "merged",	  "no-merged", "points-at", "format",  "sort",
+	    "column",	    "no-column",  "color",     "no-color",  "abbrev",  "no-abbrev",
+	    "ignore-case",  "omit-empty", NULL};
+	return lists_only(s, "alrv", longs);
+}
+
+static bool tag_reads(const struct scan *s)
+{
+	static const char *const longs[] = {
+	    "list",   "contains", "no-contains", "merged", "no-merged",	  "points-at",	"sort",
+	    "format", "column",	  "no-column",	 "color",  "ignore-case", "omit-empty", NULL};
+	return lists_only(s, "ln", longs);
+}
+
+/* One name reads the ref; a second sets it, -d deletes it. */
+static bool symbolic_ref_reads(const struct scan *s)
+{
+	static const char *const longs[] = {"quiet", "short", "recurse", "no-recurse", NULL};
+	return only_options(s, "q", longs) && s->operands.len == 1;
+}
+
+static const struct query_rule {
+	const char *name;
+	struct option_shape shape;
+	bool (*reads)(const struct scan *s);
+} query_rules[] = {
+    {"config", {"f", NULL, config_longs_with_value}, config_reads},
+    {"branch", {"u", NULL, branch_longs_with_value}, branch_reads},
+    {"tag", {"mFu", "n", tag_longs_with_value}, tag_reads},
+    {"symbolic-ref", {"m", NULL, no_longs_with_value}, symbolic_ref_reads},
+};
+
+/* Commands whose first argument says whether they read: "git stash list",
+ * "git worktree list", "git remote get-url". A verb after options is not
+ * looked for. */
+static const struct query_verbs {
+	const char *name;
+	bool alone;		  /* the command without arguments reads */
+	const char *const *verbs; /* first arguments that read */
+} query_verbs[] = {
+    {"stash", false, (const char *const[]){"list", "show", NULL}},
+    {"worktree", false, (const char *const[]){"list", NULL}},
+    {"remote", true, (const char *const[]){"get-url", "show", NULL}},
+    {"reflog", true, (const char *const[]){"show", "exists", NULL}},
+};
 
 /* No subcommand (usage, --help, --version) runs nothing either. */
 static bool is_query(const char *sub, int argc, char *const *argv)
 {
 	if (!sub || in_list(queries, sub))
 		return true;
-	return !strcmp(sub, "config") && config_reads(argc, argv);
+	/* "git remote -v" lists, but "-v" also goes before "add". */
+	if (!strcmp(sub, "remote") && argc == 1 &&
+	    (!strcmp(argv[0], "-v") || !strcmp(argv[0], "--verbose")))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(query_verbs); i++) {
+		const struct query_verbs *q = &query_verbs[i];
+		if (!strcmp(q->name, sub))
+			return argc ? in_list(q->verbs, argv[0]) : q->alone;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(query_rules); i++) {
+		const struct query_rule *q = &query_rules[i];
+		if (strcmp(q->name, sub))
+			continue;
+		struct scan s = {
+		    .longs = STRV_INIT, .positionals = STRV_INIT, .operands = STRV_INIT};
+		scan_args(argc, argv, &q->shape, &s);
+		bool reads = q->reads(&s);
+		scan_release(&s);
+		return reads;
+	}
+	return false;
 }
 
 /* Settings that git takes from -c, --config-env and the environment. */

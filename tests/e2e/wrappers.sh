@@ -125,6 +125,14 @@ tracked"
 	sbx git -c core.hooksPath=/dev/null rev-parse --abbrev-ref HEAD
 	expect_status 0
 	expect_out "main"
+	sbx git -c core.hooksPath=/dev/null -c core.fsmonitor=false branch --show-current
+	expect_status 0
+	expect_out "main"
+	sbx git -c core.hooksPath=/dev/null stash list
+	expect_status 0
+	expect_out_contains "stash@{0}"
+	sbx git -c core.hooksPath=/dev/null branch created
+	expect_status 126
 	[ "$(repo_state)" = "$before" ] || fail "a query changed the repository"
 	# fsmonitor off is fine for any command, one that runs hooks too.
 	sbx git -c core.fsmonitor=false commit -qam c2
