@@ -174,13 +174,20 @@ static void judge_reset(const struct scan *s, struct git_decision *d)
 		block(d, "reset --merge", discards, keep);
 }
 
+/* Without -f, -i or -n git refuses to clean unless clean.requireForce is
+ * off, and that can come from any config file, one the guard cannot read
+ * included: so only the dry run passes. */
 static void judge_clean(const struct scan *s, struct git_decision *d)
 {
+	static const char dry_run_first[] = "run \"git clean -n\" to see what it would remove, "
+					    "then delete files explicitly";
 	if (has_short(s, 'f') || has_long(s, "force", 1) || has_short(s, 'i') ||
 	    has_long(s, "interactive", 1))
-		block(d, "clean -f", "it deletes untracked files for good",
-		      "run \"git clean -n\" to see what it would remove, then delete files "
-		      "explicitly");
+		block(d, "clean -f", "it deletes untracked files for good", dry_run_first);
+	else if (!has_short(s, 'n') && !has_long(s, "dry-run", 1))
+		block(d, "clean",
+		      "it deletes untracked files for good when clean.requireForce is off",
+		      dry_run_first);
 }
 
 static void judge_commit(const struct scan *s, struct git_decision *d)

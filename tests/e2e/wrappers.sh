@@ -90,6 +90,8 @@ switch --discard-changes topic|switch --discard-changes
 -c core.hooksPath=/dev/null -c core.fsmonitor= merge topic|-c core.hooksPath=...
 -c clean.requireForce=false clean -d|-c clean.requireForce=false
 -c clean.requireForce=0 clean|-c clean.requireForce=false
+clean -d|clean
+--git-dir=$T/remote.git --work-tree=. clean -d|clean
 update-ref -d refs/heads/topic|update-ref -d
 update-ref --delete refs/heads/merged|update-ref -d
 update-ref refs/heads/topic 0000000000000000000000000000000000000000|update-ref -d

@@ -290,11 +290,17 @@ test_git_clean_without_require_force_is_refused()
 		HOME=/tmp/h git clean -d 2>/dev/null && echo "HOME"
 		GIT_CONFIG_GLOBAL=/tmp/cfg git clean -d 2>/dev/null && echo "GIT_CONFIG_GLOBAL"
 		git -c include.path=/tmp/cfg clean -d 2>/dev/null && echo "include.path"
+		# A repository of its own, with the project as its work tree:
+		# there every file is untracked, and its config is writable.
+		git init -q --bare /tmp/evil.git && git --git-dir=/tmp/evil.git config clean.requireForce false
+		git --git-dir=/tmp/evil.git --work-tree=. clean -d 2>/dev/null && echo "--git-dir"
+		GIT_DIR=/tmp/evil.git GIT_WORK_TREE=$PWD git clean -dx 2>/dev/null && echo "GIT_DIR"
 		true'
 	expect_status 0
 	expect_out ""
 	expect_content untracked-work keep
 	expect_content untracked-dir/file keep
+	expect_content tracked tracked
 	expect_host_unchanged "$before"
 }
 
