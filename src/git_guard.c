@@ -2,8 +2,9 @@
  * reads git's global options to find the subcommand wherever it sits, then
  * reads the subcommand's options the way git's parse-options does (clusters
  * of short flags, attached and separate values, unique prefixes of long
- * options, "--" ending the options). It never runs anything: the launcher
- * acts on its answer. When unsure it refuses: a refused git command is a
+ * options, "--" ending the options), and judges the config settings git
+ * would take from its arguments and environment. It never runs anything:
+ * the launcher acts on its answer. When unsure it refuses: a refused git command is a
  * message, a wrongly allowed one can lose work. */
 #include "git_guard.h"
 
