@@ -223,9 +223,27 @@ static void judge_branch(const struct scan *s, struct git_decision *d)
 {
 	bool force = has_short(s, 'f') || has_long(s, "force", 4);
 	bool delete = has_short(s, 'd') || has_long(s, "delete", 3);
+	/* A forced rename or copy onto an existing branch deletes that
+	 * branch, reflog and all. */
+	bool move = has_short(s, 'm') || has_long(s, "move", 2);
+	bool copy = has_short(s, 'c') || has_long(s, "copy", 3);
 	if (has_short(s, 'D') || (delete &&force))
 		block(d, "branch -D", "it deletes a branch even when its commits are not merged",
 		      "use \"git branch -d\", which refuses to delete unmerged work");
+	else if (has_short(s, 'M') || has_short(s, 'C') || ((move || copy) && force))
+		block(d, "branch -M", "it overwrites an existing branch and loses its commits",
+		      "use \"git branch -m\" or \"git branch -c\", which refuse to overwrite a "
+		      "branch");
+}
+
+/* Without --force, "worktree remove" refuses a worktree with changes. */
+static void judge_worktree(const struct scan *s, struct git_decision *d)
+{
+	if (s->positionals.len && !strcmp(s->positionals.items[0], "remove") &&
+	    (has_short(s, 'f') || has_long(s, "force", 1)))
+		block(d, "worktree remove --force", discards,
+		      "commit or \"git stash\" the worktree's changes, then \"git worktree "
+		      "remove\"");
 }
 
 static void judge_push(const struct scan *s, struct git_decision *d)
@@ -309,6 +327,7 @@ static const char *const stash_longs_with_value[] = {"message", "pathspec-from-f
 static const char *const read_tree_longs_with_value[] = {"index-output", "prefix",
 							 "exclude-per-directory", NULL};
 static const char *const checkout_index_longs_with_value[] = {"prefix", "stage", NULL};
+static const char *const worktree_longs_with_value[] = {"reason", "expire", NULL};
 
 static const struct subcommand_rule {
 	const char *name;
@@ -327,6 +346,7 @@ static const struct subcommand_rule {
     {"update-ref", {"m", NULL, no_longs_with_value}, judge_update_ref},
     {"read-tree", {NULL, NULL, read_tree_longs_with_value}, judge_read_tree},
     {"checkout-index", {NULL, NULL, checkout_index_longs_with_value}, judge_checkout_index},
+    {"worktree", {"bB", NULL, worktree_longs_with_value}, judge_worktree},
 };
 
 static void judge_no_verify_merge(const struct scan *s, struct git_decision *d)

@@ -103,6 +103,8 @@ checkout-index -a -f|checkout-index -f
 checkout-index -qfa|checkout-index -f
 checkout-index --force -- tracked|checkout-index -f
 reset --merge HEAD|reset --merge
+branch -M topic merged|branch -M
+branch -c -f topic merged|branch -M
 CASES
 }
 

@@ -19,8 +19,10 @@
 #   HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL/SYSTEM/NOSYSTEM, GIT_CONFIG
 #   pointing git at such a config, and rewriting the start values the
 #   guard compares them with
-#   clean.requireForce=false, update-ref -d / a null value / --stdin,
-#   read-tree --reset, checkout-index -f, reset --merge
+#   clean.requireForce=false (also in a repository of the agent's making
+#   with the project as work tree), update-ref -d / a null value /
+#   --stdin, read-tree --reset, checkout-index -f, reset --merge,
+#   branch -M / -C, worktree remove --force
 #
 # A known limit, not run: see pending_a_missing_config_worktree_cannot_be_created.
 . "$(dirname "$0")/../lib.sh"
@@ -308,6 +310,8 @@ test_git_plumbing_cannot_delete_refs_or_discard_changes()
 {
 	make_guarded_project
 	git branch topic
+	git worktree add -q wt 2>/dev/null && echo "work in progress" >wt/tracked ||
+		fail "could not add a worktree"
 	echo staged >staged && git add staged
 	echo changed >tracked
 	refs_before=$(git for-each-ref --format='%(refname) %(objectname)')
@@ -323,6 +327,9 @@ test_git_plumbing_cannot_delete_refs_or_discard_changes()
 		git checkout-index -qfa 2>/dev/null && echo "checkout-index -qfa"
 		git checkout-index --force -- tracked 2>/dev/null && echo "checkout-index --force"
 		git reset -q --merge HEAD 2>/dev/null && echo "reset --merge"
+		git branch -M topic main 2>/dev/null && echo "branch -M"
+		git branch -C topic main 2>/dev/null && echo "branch -C"
+		git worktree remove --force wt 2>/dev/null && echo "worktree remove --force"
 		true'
 	expect_status 0
 	expect_out ""
@@ -331,6 +338,7 @@ test_git_plumbing_cannot_delete_refs_or_discard_changes()
 	[ "$(git ls-files --stage)" = "$index_before" ] || fail "the index changed"
 	expect_content tracked changed
 	expect_content staged staged
+	expect_content wt/tracked "work in progress"
 	expect_host_unchanged "$before"
 	expect_hook_still_guards_the_host
 }

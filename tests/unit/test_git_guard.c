@@ -324,6 +324,15 @@ static void git_guard_refuses_plumbing_that_discards_work(void **state)
 	    {"checkout-index --prefix=x/ -a -f", "checkout-index -f"},
 	    {"checkout-index --stdin -f", "checkout-index -f"},
 	    {"reset --merge HEAD", "reset --merge"},
+	    {"branch -M topic main", "branch -M"},
+	    {"branch -m -f topic main", "branch -M"},
+	    {"branch -mf topic main", "branch -M"},
+	    {"branch --mo --force topic main", "branch -M"},
+	    {"branch -C topic main", "branch -M"},
+	    {"branch --copy --force topic main", "branch -M"},
+	    {"worktree remove --force ../wt", "worktree remove --force"},
+	    {"worktree remove -f -f ../wt", "worktree remove --force"},
+	    {"worktree remove ../wt --forc", "worktree remove --force"},
 	    {"reset -q --me HEAD~1", "reset --merge"},
 	    {"-C dir --no-pager update-ref -d refs/heads/topic", "update-ref -d"},
 	};
@@ -402,6 +411,13 @@ static void git_guard_allows_hook_free_queries_and_fsmonitor_off(void **state)
 	    {"checkout-index -a --prefix -f/", NULL},
 	    {"checkout-index -- -f", NULL},
 	    {"reset --keep HEAD~1", NULL},
+	    {"branch -m topic renamed", NULL},
+	    {"branch -c topic copied", NULL},
+	    {"branch --move topic renamed", NULL},
+	    {"worktree remove ../wt", NULL},
+	    {"worktree add -b f ../f", NULL},
+	    {"worktree add -f ../f", NULL},
+	    {"worktree list", NULL},
 	};
 	check_cases(cases, ARRAY_SIZE(cases));
 }
