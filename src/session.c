@@ -278,6 +278,7 @@ static int build_wrappers(struct session *s, char *const *envp, const struct deb
 	    .cwd = s->cwd,
 	    .home = s->home,
 	    .policy = &s->policy,
+	    .envp = strv_array(&s->env.envp),
 	    .nested = s->nested,
 	};
 	if (wrapper_plan_build(&in, &s->wrappers, err) < 0)
