@@ -7,9 +7,10 @@
 # repository, and nothing planted may run, and the config, hooks, common
 # directory and object store must be the ones from before.
 #
-# The pending_* attempts create a control path that did not exist before
-# the run. Nothing can be mounted on a missing path without creating it on
-# the host; they hold once the host-side guard moves such files away.
+# The last attempts create a control path that did not exist before the
+# run. Nothing can be mounted on a missing path without creating it on the
+# host, so the write succeeds inside; the host-side guard moves what
+# appears there aside at once, and the host's git never sees it.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib"
 
@@ -283,65 +284,78 @@ test_renaming_a_parent_cannot_replace_a_protected_directory()
 	expect_host_git_unchanged deep/er/repo "$before_deep"
 }
 
-# Needs the guard: .git/commondir does not exist in a main repository.
-pending_a_planted_commondir_cannot_redirect_the_repository()
+# Fails unless the guard moved $1 aside and said so.
+expect_moved_aside()
+{
+	expect_no_file "$1"
+	expect_err_contains "moved aside"
+}
+
+# .git/commondir does not exist in a main repository.
+test_a_planted_commondir_cannot_redirect_the_repository()
 {
 	make_repo
 	before=$(git_view .)
 	sbx sh -c "mkdir .git/x; cp -r .git/objects .git/refs .git/HEAD .git/x
 		printf '$fsmonitor_config' >.git/x/config
-		echo x 2>/dev/null >.git/commondir && echo commondir; true"
-	expect_out ""
+		echo x 2>/dev/null >.git/commondir; true"
+	expect_status 0
+	expect_moved_aside .git/commondir
 	expect_host_git_unchanged . "$before"
 }
 
-# Needs the guard: config.worktree does not exist yet.
-pending_a_missing_config_worktree_cannot_be_created_in_any_git_directory()
+# config.worktree does not exist yet.
+test_a_missing_config_worktree_cannot_be_created_in_any_git_directory()
 {
 	make_repo
 	git config extensions.worktreeConfig true
 	git worktree add -q wt 2>/dev/null || fail "worktree setup failed"
 	before=$(git_view .)
 	before_wt=$(git_view wt)
-	sbx sh -c "printf '$fsmonitor_config' 2>/dev/null >.git/config.worktree && echo main
-		printf '$fsmonitor_config' 2>/dev/null >.git/worktrees/wt/config.worktree && echo wt; true"
-	expect_out ""
+	sbx sh -c "printf '$fsmonitor_config' 2>/dev/null >.git/config.worktree
+		printf '$fsmonitor_config' 2>/dev/null >.git/worktrees/wt/config.worktree; true"
+	expect_status 0
+	expect_moved_aside .git/config.worktree
+	expect_moved_aside .git/worktrees/wt/config.worktree
 	expect_host_git_unchanged . "$before"
 	expect_host_git_unchanged wt "$before_wt"
 }
 
-# Needs the guard: the hooks directory the config names does not exist.
-pending_a_missing_hooks_path_cannot_be_created()
+# The hooks directory the config names does not exist.
+test_a_missing_hooks_path_cannot_be_created()
 {
 	make_repo
 	git config core.hooksPath .githooks
 	before=$(git_view .)
-	sbx sh -c "mkdir .githooks 2>/dev/null && printf '$hook_text' >.githooks/pre-commit &&
-		chmod +x .githooks/pre-commit && echo created; true"
-	expect_out ""
+	sbx sh -c "mkdir .githooks 2>/dev/null && printf '$hook_text' 2>/dev/null >.githooks/pre-commit &&
+		chmod +x .githooks/pre-commit 2>/dev/null; true"
+	expect_status 0
+	expect_moved_aside .githooks
 	expect_host_git_unchanged . "$before"
 }
 
-# Needs the guard: the include file the config names does not exist.
-pending_a_missing_include_file_cannot_be_created()
+# The include file the config names does not exist.
+test_a_missing_include_file_cannot_be_created()
 {
 	make_repo
 	git config include.path ../x.cfg
 	before=$(git_view .)
-	sbx sh -c "printf '$fsmonitor_config' 2>/dev/null >x.cfg && echo created; true"
-	expect_out ""
+	sbx sh -c "printf '$fsmonitor_config' 2>/dev/null >x.cfg; true"
+	expect_status 0
+	expect_moved_aside x.cfg
 	expect_host_git_unchanged . "$before"
 }
 
-# Needs the guard: a repository without .git/hooks.
-pending_a_repository_without_hooks_cannot_get_them()
+# A repository without .git/hooks.
+test_a_repository_without_hooks_cannot_get_them()
 {
 	make_repo
 	rm -rf .git/hooks
 	before=$(git_view .)
-	sbx sh -c "mkdir .git/hooks 2>/dev/null && printf '$hook_text' >.git/hooks/pre-commit &&
-		chmod +x .git/hooks/pre-commit && echo created; true"
-	expect_out ""
+	sbx sh -c "mkdir .git/hooks 2>/dev/null && printf '$hook_text' 2>/dev/null >.git/hooks/pre-commit &&
+		chmod +x .git/hooks/pre-commit 2>/dev/null; true"
+	expect_status 0
+	expect_moved_aside .git/hooks
 	expect_host_git_unchanged . "$before"
 }
 
