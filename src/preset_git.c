@@ -85,6 +85,7 @@ struct layout {
 	struct strv writable; /* resolved roots the session can write to */
 	struct strv emitted;  /* "ro PATH" and "pin PATH", each emitted once */
 	struct strv repos;    /* git directories already handled */
+	bool in_module;	      /* handling a submodule's git directory */
 };
 
 /* The values that matter in one repository's effective config. */
@@ -430,7 +431,10 @@ static void protect_module(const char *path, const char *name, void *data)
 		return;
 	_cleanup_free_ char *head = xasprintf("%s/HEAD", path);
 	if (is_regular(head)) {
+		bool was = w->layout->in_module;
+		w->layout->in_module = true;
 		protect_repo(w->layout, path, NULL);
+		w->layout->in_module = was;
 	} else if (w->depth < MODULE_DEPTH_MAX) {
 		pin(w->layout, path);
 		struct modules_walk deeper = {.layout = w->layout, .depth = w->depth + 1};
@@ -444,11 +448,32 @@ static void protect_modules(struct layout *l, const char *dir)
 	each_entry(dir, protect_module, &w);
 }
 
+/* git rewrites a submodule's config (core.worktree) by renaming a new file
+ * over it at every `git submodule update`, which a read-only mount refuses:
+ * the guard keeps its bytes instead. */
+static void pin_config(struct layout *l, const char *path)
+{
+	const char *root = writable_root(l, path);
+	struct stat st;
+	if (!root || !strcmp(root, path) || lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return protect(l, path, "@git");
+	pin_ancestors(l, path);
+	if (emit_once(l, "ro", path)) {
+		_cleanup_free_ char *escaped = pattern_escape(path);
+		rule_list_add_pinned(l->out, escaped, LAYER_PRESET,
+				     "@git (submodule config: git rewrites it, the guard keeps "
+				     "its bytes)");
+	}
+}
+
 static void protect_names(struct layout *l, const char *dir, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *path = xasprintf("%s/%s", dir, names[i]);
-		protect(l, path, "@git");
+		if (l->in_module && !strcmp(names[i], "config"))
+			pin_config(l, path);
+		else
+			protect(l, path, "@git");
 	}
 }
 

@@ -32,6 +32,11 @@ struct rule {
 	 * away, with the protected paths beneath it, and takes the level of
 	 * what covers it. */
 	bool tighten_only;
+	/* A file that git rewrites by renaming a new one over it (a
+	 * submodule's config), which a read-only mount would refuse: it is
+	 * not mounted at all, and the guard keeps its bytes instead (see
+	 * guard.h). */
+	bool pinned;
 };
 
 struct rule_list {
@@ -47,6 +52,9 @@ struct rule_list {
 
 void rule_list_add(struct rule_list *list, const char *pattern, enum access_level level,
 		   enum layer layer, const char *origin);
+/* Adds a ro rule whose file the guard pins instead of a mount. */
+void rule_list_add_pinned(struct rule_list *list, const char *pattern, enum layer layer,
+			  const char *origin);
 /* Adds a rule that only tightens (see struct rule). */
 void rule_list_add_tightening(struct rule_list *list, const char *pattern, enum access_level level,
 			      enum layer layer, const char *origin);

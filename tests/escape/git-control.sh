@@ -78,7 +78,12 @@ test_modules_config_and_hooks_of_a_submodule_cannot_be_rewritten()
 {
 	make_project_with_submodule
 	before=$(git_view sub)
-	sbx sh -c "printf '$fsmonitor_config' 2>/dev/null >>.git/modules/sub/config && echo config
+	# The submodule's config is not a read-only mount (git renames a new
+	# one over it at every update): writing it succeeds, and the guard
+	# writes its bytes back at once, in place or renamed over.
+	sbx sh -c "printf '$fsmonitor_config' >>.git/modules/sub/config
+		cp .git/modules/sub/config cfg && printf '$fsmonitor_config' >>cfg &&
+		mv cfg .git/modules/sub/config
 		printf '$hook_text' 2>/dev/null >.git/modules/sub/hooks/pre-commit && echo hook
 		printf '$hook_text' 2>/dev/null >.git/modules/sub/hooks/post-commit && echo new hook
 		mv .git/modules/sub .git/modules/old 2>/dev/null && echo moved module
@@ -87,6 +92,7 @@ test_modules_config_and_hooks_of_a_submodule_cannot_be_rewritten()
 		echo 'gitdir: ../evil' 2>/dev/null >sub/.git && echo gitfile; true"
 	expect_status 0
 	expect_out ""
+	expect_err_contains "$T/work/.git/modules/sub/config (ro by @git (submodule config"
 	expect_host_git_unchanged sub "$before"
 	git status >/dev/null 2>&1
 	[ ! -e "$T/PWN" ] || fail "the superproject's git status ran a planted command"
