@@ -1,5 +1,6 @@
 /* Built-in presets: named bundles of path rules. Users cannot define new
- * ones. @all (the default) is @base @caches @agents @git @lint/all. */
+ * ones. @all (the default) is @base @caches @agents @git @agent-configs
+ * @lint/all. */
 #pragma once
 
 #include <stdbool.h>
@@ -31,6 +32,7 @@ struct preset_context {
 	const char *home;		 /* home directory, or NULL */
 	const char *global_config_dir;	 /* e.g. ~/.config/agent-sandbox */
 	const struct strv *config_files; /* every config file that was loaded */
+	const char *claude_config_dir;	 /* the host's CLAUDE_CONFIG_DIR, or NULL */
 };
 
 /* Appends the rules of every preset in the set, at LAYER_PRESET. */
