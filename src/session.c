@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "agent_state.h"
 #include "audit.h"
 #include "env.h"
 #include "host_sockets.h"
@@ -173,6 +174,40 @@ static void build_environment(struct session *s, const struct cli *cli, char *co
 	report_env_debug(dbg, &s->env);
 }
 
+/* With @agents, Claude Code inside works on a global config of its own
+ * (agent_state.c). An env.set or --env of CLAUDE_CONFIG_DIR wins. */
+static void point_claude_at_its_copy(struct session *s, char *const *envp, const struct debug *dbg)
+{
+	s->claude_config_dir = env_get(envp, "CLAUDE_CONFIG_DIR");
+	if (!(s->presets & preset_lookup("@agents")))
+		return;
+	_cleanup_free_ char *entry = agent_state_claude_env(envp, s->home);
+	if (!entry || env_get(strv_array(&s->env.envp), "CLAUDE_CONFIG_DIR"))
+		return;
+	strv_push(&s->env.envp, entry);
+	s->seed_claude = true;
+	debug_line(dbg, "agents: %s, so that Claude Code keeps its own copy of ~/.claude.json",
+		   entry);
+}
+
+/* Only a real run writes the copy; policy and --dry-run leave the host as
+ * it is. A copy that cannot be made costs Claude Code its onboarding
+ * state, not the run. */
+static void seed_claude_config(const struct session *s, const struct cli *cli,
+			       const struct debug *dbg)
+{
+	if (!s->seed_claude || cli->verb != VERB_RUN || cli->dry_run || inside_sandbox() ||
+	    s->cfg.read_only.value)
+		return;
+	_cleanup_error_ struct error serr = ERROR_INIT;
+	int r = agent_state_seed_claude(s->home, &serr);
+	if (r < 0)
+		debug_line(dbg, "agents: Claude Code starts without a copy of ~/.claude.json: %s",
+			   serr.msg);
+	else if (r > 0)
+		debug_line(dbg, "agents: copied ~/.claude.json to ~/.claude/.claude.json");
+}
+
 /* The audit log is the host's record of what the sandbox did: it is hidden
  * inside whether or not this run writes to it. Only a real run creates its
  * directory (policy and --dry-run leave the host untouched); inside a
@@ -277,6 +312,7 @@ static void add_policy_loosenings(struct session *s, const struct cli *cli, stru
 	    .home = s->home,
 	    .global_config_dir = s->global_dir,
 	    .config_files = &base->files,
+	    .claude_config_dir = s->claude_config_dir,
 	};
 	preset_expand(preset_select(&base->presets), &pctx, &rules);
 	for (size_t i = 0; i < base->rules.len; i++) {
@@ -367,6 +403,7 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	preset_describe(s->presets, &names);
 	s->presets_text = strbuf_detach(&names);
 	debug_line(dbg, "presets: %s", s->presets_text);
+	point_claude_at_its_copy(s, envp, dbg);
 
 	if (s->presets & preset_lookup("@base")) {
 		struct stat st;
@@ -389,6 +426,7 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	    .home = s->home,
 	    .global_config_dir = s->global_dir,
 	    .config_files = &s->cfg.files,
+	    .claude_config_dir = s->claude_config_dir,
 	};
 	preset_expand(s->presets, &pctx, &s->rules);
 	for (size_t i = 0; i < s->cfg.rules.len; i++) {
@@ -413,7 +451,10 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	report_policy_notes(dbg, &s->policy);
 	if (check_trust(s, cli, &base, envp, dbg, err) < 0)
 		return -1;
-	return build_wrappers(s, envp, dbg, err);
+	if (build_wrappers(s, envp, dbg, err) < 0)
+		return -1;
+	seed_claude_config(s, cli, dbg);
+	return 0;
 }
 
 void session_release(struct session *s)

@@ -1,0 +1,15 @@
+/* What the agents need before a run besides path rules: Claude Code's own
+ * copy of its global config. The only host writes here seed that copy. */
+#pragma once
+
+#include "error.h"
+
+/* The CLAUDE_CONFIG_DIR=HOME/.claude entry that points Claude Code inside at
+ * a global config of its own (HOME/.claude/.claude.json), or NULL when the
+ * host's environment names a directory already or home is unknown. */
+char *agent_state_claude_env(char *const *envp, const char *home);
+
+/* Copies HOME/.claude.json to HOME/.claude/.claude.json when the copy does
+ * not exist yet and both the file and the directory do. Returns 1 when it
+ * copied, 0 when there was nothing to do, -1 with err set. */
+int agent_state_seed_claude(const char *home, struct error *err);
