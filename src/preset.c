@@ -77,8 +77,17 @@ static const char *const home_secrets[] = {
  * config (~/.cargo/bin and ~/.cargo/env, ~/go/bin, ~/.bun/bin, ~/.npm/_npx
  * whose packages npx runs, ~/.cargo/config.toml): the host runs those. */
 static const char *const caches[] = {
-    "~/.cargo/registry", "~/.cargo/git",	 "~/go/pkg/mod",
-    "~/.npm/_cacache",	 "~/.bun/install/cache", "~/.cache",
+    "~/.cargo/registry",
+    "~/.cargo/git",
+    "~/go/pkg/mod",
+    "~/.npm/_cacache",
+    "~/.bun/install/cache",
+    "~/.cache",
+    /* Not data themselves: mount points that pin the directories holding
+     * corepack's and pnpm dlx's programs (below), so that those cannot be
+     * renamed away and replaced. */
+    "~/.cache/node",
+    "~/.cache/pnpm",
 };
 
 /* Entries of ~/.cache that a host program runs or sources rather than reads
