@@ -157,6 +157,11 @@ static const char *const agent_config[] = {
     "~/.claude/output-styles",
     "~/.claude/workflows",
     "~/.claude/local", /* the "local" installation: `claude` itself */
+    /* Sourced before each command a session runs, by the session that
+     * wrote them, which may be a Claude Code running on the host now:
+     * the shell snapshots and the env files of SessionStart hooks. */
+    "~/.claude/shell-snapshots",
+    "~/.claude/session-env",
     "~/.claude/scripts",
     "~/.claude/bin",
     /* Codex. config.toml holds notify, mcp_servers, profiles and project
@@ -171,6 +176,7 @@ static const char *const agent_config[] = {
     "~/.codex/skills",
     "~/.codex/rules",
     "~/.codex/plugins",
+    "~/.codex/shell_snapshots", /* sourced before commands, like Claude Code's */
     "~/.codex/scripts",
     "~/.codex/bin",
     /* pi. auth.json and models.json may name a shell command for a key

@@ -24,7 +24,8 @@ PROJECT_CONFIGS=".claude/settings.json .claude/settings.local.json .claude/comma
 # Agent files in the home directory protected by @agents.
 HOME_CONFIGS=".claude.json .claude/settings.json .claude/CLAUDE.md .claude/commands/
 .claude/agents/ .claude/skills/ .claude/plugins/ .claude/hooks/ .claude/statusline-command.sh
-.claude/local/ .codex/config.toml .codex/AGENTS.md .codex/prompts/ .codex/rules/
+.claude/local/ .claude/shell-snapshots/ .claude/session-env/ .codex/config.toml .codex/AGENTS.md
+.codex/prompts/ .codex/rules/ .codex/shell_snapshots/
 .codex/skills/ .pi/agent/settings.json .pi/agent/models.json .pi/agent/auth.json
 .pi/agent/extensions/ .pi/agent/bin/ .pi/agent/AGENTS.md"
 
