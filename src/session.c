@@ -185,6 +185,7 @@ static void point_claude_at_its_copy(struct session *s, char *const *envp, const
 	if (!entry || env_get(strv_array(&s->env.envp), "CLAUDE_CONFIG_DIR"))
 		return;
 	strv_push(&s->env.envp, entry);
+	strv_push(&s->env.set, "CLAUDE_CONFIG_DIR");
 	s->seed_claude = true;
 	debug_line(dbg, "agents: %s, so that Claude Code keeps its own copy of ~/.claude.json",
 		   entry);

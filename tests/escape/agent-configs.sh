@@ -195,6 +195,7 @@ test_claude_copy_is_not_made_by_policy_or_dry_run()
 	echo '{}' >"$HOME/.claude.json"
 	sbx policy
 	expect_status 0
+	expect_out_contains "set              CLAUDE_CONFIG_DIR"
 	sbx --dry-run true
 	expect_status 0
 	expect_no_file "$HOME/.claude/.claude.json"
