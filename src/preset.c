@@ -90,6 +90,15 @@ static const char *const caches[] = {
     "~/.cache/pnpm",
 };
 
+/* What the host runs from beside those caches. Read-only already under the
+ * read-only home; named so that a user's --rw ~/.cargo (to let cargo
+ * install work, say) still leaves them closed unless named themselves. */
+static const char *const cache_neighbours[] = {
+    "~/.cargo/bin",	    "~/.cargo/env",	     "~/.cargo/env.fish", "~/.cargo/env.nu",
+    "~/.cargo/config.toml", "~/.cargo/config",	     "~/go/bin",	  "~/.npm/_npx",
+    "~/.bun/bin",	    "~/.bun/install/global",
+};
+
 /* Entries of ~/.cache that a host program runs or sources rather than reads
  * as data. Missing ones stay protected: the agent cannot create them. */
 static const char *const cache_code[] = {
@@ -590,6 +599,7 @@ void preset_expand(unsigned set, const struct preset_context *ctx, struct rule_l
 	if (set & P_CACHES) {
 		add_all(out, caches, ARRAY_SIZE(caches), ACCESS_RW, "@caches");
 		add_all(out, cache_code, ARRAY_SIZE(cache_code), ACCESS_RO, "@caches");
+		add_all(out, cache_neighbours, ARRAY_SIZE(cache_neighbours), ACCESS_RO, "@caches");
 	}
 	if (set & P_AGENTS)
 		expand_agents(ctx, out);

@@ -275,6 +275,22 @@ test_cache_data_stays_writable_and_bin_env_and_sourced_files_do_not()
 	[ "$after" = "$before" ] || fail "the home directory changed beyond the data directories"
 }
 
+test_rw_on_a_tool_directory_leaves_its_bin_env_and_npx_closed()
+{
+	mkdir -p "$HOME/.cargo/bin" "$HOME/.npm/_npx" "$HOME/.npm/_cacache"
+	echo 'export PATH' >"$HOME/.cargo/env"
+	sbx --rw "$HOME/.cargo" --rw "$HOME/.npm" sh -c 'cd "$HOME"
+		echo x >.cargo/new-file || echo "the --rw did not apply"
+		echo evil 2>/dev/null >.cargo/bin/cargo && echo "wrote .cargo/bin"
+		echo evil 2>/dev/null >.cargo/env && echo "wrote .cargo/env"
+		echo evil 2>/dev/null >.npm/_npx/pkg && echo "wrote .npm/_npx"; true'
+	expect_status 0
+	expect_out ""
+	expect_no_file "$HOME/.cargo/bin/cargo"
+	expect_no_file "$HOME/.npm/_npx/pkg"
+	expect_content "$HOME/.cargo/env" 'export PATH'
+}
+
 test_without_agent_configs_the_project_files_are_writable()
 {
 	make_files "$T/work" ".vscode/tasks.json .mcp.json .husky/"
@@ -320,9 +336,13 @@ test_missing_project_agent_configs_cannot_be_created()
 		echo "{\"hooks\": {}}" >.claude/settings.local.json
 		echo "eval evil" >.envrc
 		echo "{}" >evil.code-workspace
-		mkdir .husky && echo evil >.husky/pre-commit; true'
+		mkdir .husky && echo evil >.husky/pre-commit
+		mkdir .devcontainer && echo "{\"initializeCommand\": \"evil\"}" >.devcontainer/devcontainer.json
+		true'
+	# .devcontainer did not exist either: its devcontainer.json must not
+	# appear on the host through a directory made for it.
 	for p in .vscode/tasks.json .mcp.json .claude/settings.local.json .envrc \
-		evil.code-workspace .husky; do
+		evil.code-workspace .husky .devcontainer/devcontainer.json; do
 		expect_no_file "$T/work/$p"
 	done
 }

@@ -57,10 +57,24 @@ static void preset_select_adds_agent_configs_by_default_and_removes_it_with_bang
 	unit_assert_contains(sb.buf, "@agent-configs", "@all described");
 }
 
+/* Whether a rule of the list makes path, or a directory above it, writable. */
+static bool writable_by(const struct rule_list *rules, const char *path)
+{
+	for (size_t i = 0; i < rules->len; i++) {
+		const struct rule *r = &rules->items[i];
+		size_t n = strlen(r->pattern);
+		if (r->level == ACCESS_RW && !strncmp(path, r->pattern, n) &&
+		    (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
 /* `mv .vscode x; mkdir .vscode` would leave a read-only tasks.json behind
  * under another name and let a fresh one take its place, unless the
- * directory is a mount point: a rw rule of its own. Home and the working
- * directory are mount points anyway. */
+ * directory is a mount point: a rw rule of its own. The working directory
+ * is a mount point anyway; directories no rule makes writable cannot be
+ * renamed at all. */
 static void every_protected_path_in_a_writable_directory_has_it_pinned(void **state)
 {
 	static const char *const names[] = {"@caches", "@agents", "@agent-configs"};
@@ -77,7 +91,7 @@ static void every_protected_path_in_a_writable_directory_has_it_pinned(void **st
 			if (!slash)
 				continue; /* in the working directory */
 			*slash = '\0';
-			if (!strcmp(parent, "~"))
+			if (!writable_by(&rules, parent))
 				continue;
 			const struct rule *pin = find_rule(&rules, parent);
 			if (!pin || pin->level != ACCESS_RW)
@@ -87,16 +101,18 @@ static void every_protected_path_in_a_writable_directory_has_it_pinned(void **st
 	}
 }
 
-static void caches_grant_data_never_bin_env_or_npx(void **state)
+static void caches_grant_data_and_keep_bin_env_and_npx_closed(void **state)
 {
 	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
 	preset_expand(preset_lookup("@caches"), &context, &rules);
-	static const char *const never[] = {"~/.cargo", "~/go",		"~/.npm",
-					    "~/.bun",	"~/.cargo/bin", "~/.cargo/env",
-					    "~/go/bin", "~/.bun/bin",	"~/.npm/_npx"};
+	static const char *const never[] = {"~/.cargo", "~/go", "~/.npm", "~/.bun"};
 	for (size_t i = 0; i < ARRAY_SIZE(never); i++)
 		if (find_rule(&rules, never[i]))
 			unit_fail("@caches has a rule for %s", never[i]);
+	static const char *const closed[] = {"~/.cargo/bin", "~/.cargo/env", "~/.cargo/config.toml",
+					     "~/go/bin",     "~/.bun/bin",   "~/.npm/_npx"};
+	for (size_t i = 0; i < ARRAY_SIZE(closed); i++)
+		expect_level(&rules, closed[i], ACCESS_RO);
 	static const char *const data[] = {"~/.cargo/registry",	   "~/.cargo/git",
 					   "~/go/pkg/mod",	   "~/.npm/_cacache",
 					   "~/.bun/install/cache", "~/.cache"};
@@ -141,7 +157,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(preset_select_adds_agent_configs_by_default_and_removes_it_with_bang),
 	    cmocka_unit_test(every_protected_path_in_a_writable_directory_has_it_pinned),
-	    cmocka_unit_test(caches_grant_data_never_bin_env_or_npx),
+	    cmocka_unit_test(caches_grant_data_and_keep_bin_env_and_npx_closed),
 	    cmocka_unit_test(agents_keep_config_read_only_and_claude_copy_writable),
 	    cmocka_unit_test(claude_env_points_at_home_unless_the_host_names_a_directory),
 	};
