@@ -243,8 +243,9 @@ static const char *const agent_configs[] = {
     ".vscode/mcp.json",
     "*.code-workspace",
     ".idea/workspace.xml",
-    /* Dev containers: initializeCommand runs on the host. */
-    ".devcontainer/devcontainer.json",
+    /* Dev containers: initializeCommand runs on the host, often as a
+     * script kept beside devcontainer.json, so the whole directory. */
+    ".devcontainer",
     ".devcontainer.json",
     /* Cursor's and Gemini CLI's MCP servers and hooks. */
     ".cursor/mcp.json",
@@ -253,6 +254,13 @@ static const char *const agent_configs[] = {
     /* direnv and git. */
     ".envrc",
     ".gitmodules",
+    /* mise runs a trusted config's hooks, tasks and env scripts when the
+     * shell enters the directory; the trust is given to the file by path. */
+    "mise.toml",
+    ".mise.toml",
+    "mise.local.toml",
+    ".mise.local.toml",
+    ".mise",
     /* Hook managers: what they name runs at the next commit on the host. */
     ".husky",
     ".pre-commit-config.yaml",
@@ -270,8 +278,8 @@ static const char *const agent_configs[] = {
 /* Directories that hold protected files: each becomes a mount point, which
  * cannot be renamed (`mv .vscode x; mkdir .vscode` would otherwise leave the
  * read-only tasks.json behind under another name). */
-static const char *const agent_config_dirs[] = {".claude",	 ".vscode", ".idea",
-						".devcontainer", ".cursor", ".gemini"};
+static const char *const agent_config_dirs[] = {".claude", ".vscode", ".idea", ".cursor",
+						".gemini"};
 
 static const char *const lint_ts[] = {
     ".eslintrc",     ".eslintrc.*",	"eslint.config.*",   ".eslintignore",

@@ -19,7 +19,8 @@ PROJECT_CONFIGS=".claude/settings.json .claude/settings.local.json .claude/comma
 .vscode/tasks.json .vscode/launch.json .vscode/mcp.json app.code-workspace
 .idea/workspace.xml .devcontainer/devcontainer.json .devcontainer.json .cursor/mcp.json
 .gemini/settings.json .envrc .gitmodules .husky/ .pre-commit-config.yaml lefthook.yml
-.lefthook.yml .overcommit.yml pyproject.toml setup.cfg .editorconfig"
+.lefthook.yml .overcommit.yml mise.toml .devcontainer/init.sh pyproject.toml setup.cfg
+.editorconfig"
 
 # Agent files in the home directory protected by @agents.
 HOME_CONFIGS=".claude.json .claude/settings.json .claude/CLAUDE.md .claude/commands/
