@@ -254,8 +254,9 @@ static const char *const agent_configs[] = {
     /* direnv and git. */
     ".envrc",
     ".gitmodules",
-    /* mise runs a trusted config's hooks, tasks and env scripts when the
-     * shell enters the directory; the trust is given to the file by path. */
+    /* mise runs a trusted config's hooks and env scripts when the shell
+     * enters the directory; outside its paranoid mode the trust belongs to
+     * the path, not the content. */
     "mise.toml",
     ".mise.toml",
     "mise.local.toml",
