@@ -353,11 +353,14 @@ test_missing_home_agent_configs_and_cache_code_cannot_be_created()
 	mkdir -p "$HOME/.claude" "$HOME/.cache"
 	sbx sh -c 'cd "$HOME"
 		echo "{\"hooks\": {}}" >.claude/settings.json
+		echo "{\"mcpServers\": {}}" >.claude/.config.json
 		mkdir .claude/hooks && echo evil >.claude/hooks/x.sh
 		echo evil >.claude/statusline.sh
 		mkdir -p .cache/pre-commit/repo && echo evil >.cache/pre-commit/repo/hook
 		echo evil >.cache/p10k-instant-prompt-me.zsh; true'
-	for p in .claude/settings.json .claude/hooks .claude/statusline.sh .cache/pre-commit \
+	# A host Claude Code reads ~/.claude/.config.json, when present, in
+	# place of ~/.claude.json.
+	for p in .claude/settings.json .claude/.config.json .claude/hooks .claude/statusline.sh .cache/pre-commit \
 		.cache/p10k-instant-prompt-me.zsh; do
 		expect_no_file "$HOME/$p"
 	done
