@@ -360,8 +360,8 @@ test_missing_home_agent_configs_and_cache_code_cannot_be_created()
 		echo evil >.cache/p10k-instant-prompt-me.zsh; true'
 	# A host Claude Code reads ~/.claude/.config.json, when present, in
 	# place of ~/.claude.json.
-	for p in .claude/settings.json .claude/.config.json .claude/hooks .claude/statusline.sh .cache/pre-commit \
-		.cache/p10k-instant-prompt-me.zsh; do
+	for p in .claude/settings.json .claude/.config.json .claude/hooks .claude/statusline.sh \
+		.cache/pre-commit .cache/p10k-instant-prompt-me.zsh; do
 		expect_no_file "$HOME/$p"
 	done
 }
