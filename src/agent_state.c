@@ -31,6 +31,15 @@ char *agent_state_claude_env(char *const *envp, const char *home)
 	return xasprintf("CLAUDE_CONFIG_DIR=%s/.claude", home);
 }
 
+const char *agent_state_users_claude_dir(char *const *envp, const char *home, bool inside)
+{
+	const char *dir = env_get(envp, "CLAUDE_CONFIG_DIR");
+	if (!dir || !inside || !home)
+		return dir;
+	_cleanup_free_ char *own = xasprintf("%s/.claude", home);
+	return strcmp(dir, own) ? dir : NULL;
+}
+
 int agent_state_seed_claude(const char *home, struct error *err)
 {
 	_cleanup_free_ char *dir = xasprintf("%s/.claude", home);

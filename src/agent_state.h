@@ -2,12 +2,19 @@
  * copy of its global config. The only host writes here seed that copy. */
 #pragma once
 
+#include <stdbool.h>
+
 #include "error.h"
 
 /* The CLAUDE_CONFIG_DIR=HOME/.claude entry that points Claude Code inside at
  * a global config of its own (HOME/.claude/.claude.json), or NULL when the
  * host's environment names a directory already or home is unknown. */
 char *agent_state_claude_env(char *const *envp, const char *home);
+
+/* The CLAUDE_CONFIG_DIR the user chose (a pointer into envp), or NULL.
+ * Inside a sandbox, HOME/.claude is the outer sandbox's own setting, not
+ * the user's. */
+const char *agent_state_users_claude_dir(char *const *envp, const char *home, bool inside);
 
 /* Copies HOME/.claude.json to HOME/.claude/.claude.json when the copy does
  * not exist yet and both the file and the directory do. Returns 1 when it

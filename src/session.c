@@ -178,7 +178,7 @@ static void build_environment(struct session *s, const struct cli *cli, char *co
  * (agent_state.c). An env.set or --env of CLAUDE_CONFIG_DIR wins. */
 static void point_claude_at_its_copy(struct session *s, char *const *envp, const struct debug *dbg)
 {
-	s->claude_config_dir = env_get(envp, "CLAUDE_CONFIG_DIR");
+	s->claude_config_dir = agent_state_users_claude_dir(envp, s->home, inside_sandbox());
 	if (!(s->presets & preset_lookup("@agents")))
 		return;
 	_cleanup_free_ char *entry = agent_state_claude_env(envp, s->home);

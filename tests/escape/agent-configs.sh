@@ -215,6 +215,24 @@ test_claude_copy_seeding_follows_no_planted_link()
 	[ -L "$HOME/.claude/.claude.json" ] || fail "the link was replaced"
 }
 
+test_a_nested_run_keeps_the_protections_and_claude_codes_copy()
+{
+	make_files "$T/work" ".vscode/tasks.json"
+	mkdir "$HOME/.claude"
+	echo '{}' >"$HOME/.claude/settings.json"
+	echo '{"mcpServers": {}}' >"$HOME/.claude.json"
+	# The outer run's CLAUDE_CONFIG_DIR is its own, not the user's: the
+	# inner run leaves the copy writable (and does not refuse to run).
+	sbx sh -c "'$AS' sh -c 'echo inner >\"\$CLAUDE_CONFIG_DIR/.claude.json\" || exit 5
+		echo evil 2>/dev/null >\"\$HOME/.claude/settings.json\" && echo wrote settings
+		echo evil 2>/dev/null >.vscode/tasks.json && echo wrote tasks; true'"
+	expect_status 0
+	expect_out ""
+	expect_content "$HOME/.claude/.claude.json" inner
+	expect_content "$HOME/.claude/settings.json" '{}'
+	expect_content .vscode/tasks.json "original .vscode/tasks.json"
+}
+
 test_users_claude_config_dir_gets_the_same_protection()
 {
 	mkdir -p "$HOME/alt/commands"

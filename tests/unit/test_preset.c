@@ -152,6 +152,17 @@ static void claude_env_points_at_home_unless_the_host_names_a_directory(void **s
 	assert_null(agent_state_claude_env(plain, NULL));
 }
 
+static void users_claude_dir_is_not_an_outer_sandboxs_own(void **state)
+{
+	char *outer[] = {"CLAUDE_CONFIG_DIR=/home/user/.claude", NULL};
+	char *chosen[] = {"CLAUDE_CONFIG_DIR=/home/user/alt", NULL};
+	assert_string_equal(agent_state_users_claude_dir(outer, "/home/user", false),
+			    "/home/user/.claude");
+	assert_null(agent_state_users_claude_dir(outer, "/home/user", true));
+	assert_string_equal(agent_state_users_claude_dir(chosen, "/home/user", true),
+			    "/home/user/alt");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +171,7 @@ int main(void)
 	    cmocka_unit_test(caches_grant_data_and_keep_bin_env_and_npx_closed),
 	    cmocka_unit_test(agents_keep_config_read_only_and_claude_copy_writable),
 	    cmocka_unit_test(claude_env_points_at_home_unless_the_host_names_a_directory),
+	    cmocka_unit_test(users_claude_dir_is_not_an_outer_sandboxs_own),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
