@@ -1,8 +1,9 @@
 /* libFuzzer target for the JSONC front end. Every input must either be
  * rejected with a message that points inside the input, or yield a tree in
  * which every member and element has a position that lands on the first
- * character of its key or value. Aborts when json-c refuses a document that
- * the strict scanner accepted. */
+ * character of its key or value, and in which no key or string holds a
+ * character a terminal acts on or hides (term_escape_unsafe). Aborts when
+ * json-c refuses a document that the strict scanner accepted. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,8 @@
 
 #include "cleanup.h"
 #include "jsonc.h"
+#include "term_escape.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -91,8 +94,25 @@ static void check_value_at(const struct text_map *map, struct json_object *value
 		abort();
 }
 
+/* Accepted strings are printable text: valid UTF-8 without a character
+ * the config loader must refuse. */
+static void check_printable(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = utf8_decode(p + i, len - i, &cp);
+		if (!n || term_escape_unsafe(cp))
+			abort();
+		i += n;
+	}
+}
+
 static void check_tree(const struct text_map *map, struct json_object *value, unsigned depth)
 {
+	if (json_object_is_type(value, json_type_string))
+		check_printable(json_object_get_string(value),
+				(size_t)json_object_get_string_len(value));
 	if (depth > 33)
 		abort();
 	struct jsonc_pos key_pos, value_pos;
@@ -101,6 +121,7 @@ static void check_tree(const struct text_map *map, struct json_object *value, un
 		struct json_object_iterator end = json_object_iter_end(value);
 		for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
 			const char *key = json_object_iter_peek_name(&it);
+			check_printable(key, strlen(key));
 			struct json_object *member = json_object_iter_peek_value(&it);
 			if (!jsonc_member_pos(value, key, &key_pos, &value_pos))
 				abort();

@@ -64,6 +64,16 @@ int state_dir_prepare(const char *dir, struct error *err)
 	return 0;
 }
 
+int audit_session_id(char out[17])
+{
+	uint8_t id[8];
+	if (getrandom(id, sizeof(id), 0) != (ssize_t)sizeof(id))
+		return -1;
+	for (size_t i = 0; i < sizeof(id); i++)
+		snprintf(out + 2 * i, 3, "%02x", id[i]);
+	return 0;
+}
+
 int audit_open(struct audit *a, const char *dir, struct error *err)
 {
 	*a = (struct audit){.fd = -1, .sock = -1, .stop_pipe = {-1, -1}};
@@ -73,11 +83,8 @@ int audit_open(struct audit *a, const char *dir, struct error *err)
 	a->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
 	if (a->fd < 0)
 		return error_errno(err, EXIT_SETUP, errno, "opening the audit log %s", path);
-	uint8_t id[8];
-	if (getrandom(id, sizeof(id), 0) != (ssize_t)sizeof(id))
+	if (audit_session_id(a->session) < 0)
 		return error_errno(err, EXIT_SETUP, errno, "choosing a session id");
-	for (size_t i = 0; i < sizeof(id); i++)
-		snprintf(a->session + 2 * i, 3, "%02x", id[i]);
 	clock_gettime(CLOCK_MONOTONIC, &a->started);
 	return 0;
 }
@@ -217,6 +224,22 @@ void audit_network(struct audit *a, const struct proxy_decision *d)
 		json_object_object_add(r, "duration_ms",
 				       json_object_new_int64((int64_t)d->duration_ms));
 	}
+	write_record(a, r);
+	json_object_put(r);
+}
+
+void audit_quarantine(struct audit *a, const char *path, const char *moved_to, const char *rule,
+		      const char *error)
+{
+	if (a->fd < 0)
+		return;
+	struct json_object *r = new_record(a, "quarantine");
+	json_object_object_add(r, "path", json_object_new_string(path));
+	if (moved_to)
+		json_object_object_add(r, "moved_to", json_object_new_string(moved_to));
+	json_object_object_add(r, "rule", json_object_new_string(rule));
+	if (error)
+		json_object_object_add(r, "error", json_object_new_string(error));
 	write_record(a, r);
 	json_object_put(r);
 }

@@ -52,6 +52,9 @@ struct audit {
 #define AUDIT_BLOCKED_MAX 1000	/* blocked reports from inside, per session */
 #define AUDIT_NETWORK_MAX 20000 /* network decisions, per session */
 
+/* A new random session id: 16 hex digits. Returns 0, or -1 with errno. */
+int audit_session_id(char out[17]);
+
 /* Creates the directory (0700) and opens the log. */
 int audit_open(struct audit *a, const char *dir, struct error *err);
 
@@ -84,6 +87,12 @@ char *audit_policy_digest(const struct policy *policy, const char *network, bool
 /* One decision of the network proxy: allowed or refused, with the bytes
  * moved and the time the connection lasted. */
 void audit_network(struct audit *a, const struct proxy_decision *d);
+
+/* The guard moved a protected path that appeared into quarantine
+ * (moved_to), or could not (error). Not capped: the guard stops the
+ * sandbox after a few repeats of one path. */
+void audit_quarantine(struct audit *a, const char *path, const char *moved_to, const char *rule,
+		      const char *error);
 
 /* Checks an event from inside: a JSON object {"event": "blocked",
  * "command": NAME, "argv": [...], "reason": TEXT} within the size limits.

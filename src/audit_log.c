@@ -1,6 +1,9 @@
 /* This file prints the audit log for people (a table) or for programs (the
  * JSON lines as stored). It only reads the log; a line that is not a JSON
- * object is shown as such rather than skipped. */
+ * object is shown as such rather than skipped. Every field was written
+ * from what the sandbox did or sent (commands, paths, host names), so each
+ * is escaped for the terminal: in the table by term_escape, in --json as
+ * JSON escapes, which keeps the line valid JSON with the same meaning. */
 #include "audit_log.h"
 
 #include <errno.h>
@@ -13,6 +16,7 @@
 #include "io.h"
 #include "strbuf.h"
 #include "strv.h"
+#include "term_escape.h"
 #include "xalloc.h"
 
 static const char *field(struct json_object *r, const char *key)
@@ -27,16 +31,23 @@ static bool is_denial(struct json_object *r)
 {
 	const char *event = field(r, "event");
 	const char *decision = field(r, "decision");
-	return event && (!strcmp(event, "blocked") ||
+	return event && (!strcmp(event, "blocked") || !strcmp(event, "quarantine") ||
 			 (!strcmp(event, "network") && decision && !strcmp(decision, "refused")));
 }
 
-/* One row per record: control characters (a host name as a client sent it,
- * say) would break it. */
+/* One row per record: a field (a host name as a client sent it, say) may
+ * hold anything. A missing field adds nothing. */
 static void add_text(struct strbuf *sb, const char *s)
 {
-	for (; s && *s; s++)
-		strbuf_addch(sb, (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
+	if (s)
+		term_escape_add(sb, s);
+}
+
+/* A field or "?" (or "0"), escaped: for the fixed-width columns. */
+static char *field_text(struct json_object *r, const char *key, const char *missing)
+{
+	const char *v = field(r, key);
+	return term_escape(v ? v : missing);
 }
 
 static void add_network(struct strbuf *sb, struct json_object *r)
@@ -54,10 +65,12 @@ static void add_network(struct strbuf *sb, struct json_object *r)
 		add_text(sb, field(r, "address"));
 		strbuf_addch(sb, ')');
 	}
-	if (field(r, "bytes_out"))
-		strbuf_addf(sb, ", %s bytes out, %s in, %s ms", field(r, "bytes_out"),
-			    field(r, "bytes_in") ? field(r, "bytes_in") : "?",
-			    field(r, "duration_ms") ? field(r, "duration_ms") : "?");
+	if (field(r, "bytes_out")) {
+		_cleanup_free_ char *out = field_text(r, "bytes_out", "?");
+		_cleanup_free_ char *in = field_text(r, "bytes_in", "?");
+		_cleanup_free_ char *ms = field_text(r, "duration_ms", "?");
+		strbuf_addf(sb, ", %s bytes out, %s in, %s ms", out, in, ms);
+	}
 	if (field(r, "reason")) {
 		strbuf_addstr(sb, ": ");
 		add_text(sb, field(r, "reason"));
@@ -79,14 +92,15 @@ static void add_joined(struct strbuf *sb, struct json_object *r, const char *key
 static void add_row(struct strbuf *sb, struct json_object *r)
 {
 	const char *event = field(r, "event");
-	const char *session = field(r, "session");
-	strbuf_addf(sb, "%-24s  %-8.8s  %-7s  ", field(r, "time") ? field(r, "time") : "?",
-		    session ? session : "?", event ? event : "?");
+	_cleanup_free_ char *time = field_text(r, "time", "?");
+	_cleanup_free_ char *session = field_text(r, "session", "?");
+	_cleanup_free_ char *shown_event = field_text(r, "event", "?");
+	strbuf_addf(sb, "%-24s  %-8.8s  %-7s  ", time, session, shown_event);
 	if (event && !strcmp(event, "start")) {
 		add_joined(sb, r, "command");
-		strbuf_addf(sb, " (in %s; %s secret files masked; env dropped: ",
-			    field(r, "cwd") ? field(r, "cwd") : "?",
-			    field(r, "secrets_masked") ? field(r, "secrets_masked") : "0");
+		_cleanup_free_ char *cwd = field_text(r, "cwd", "?");
+		_cleanup_free_ char *masked = field_text(r, "secrets_masked", "0");
+		strbuf_addf(sb, " (in %s; %s secret files masked; env dropped: ", cwd, masked);
 		struct json_object *d = NULL;
 		if (json_object_object_get_ex(r, "env_dropped", &d) &&
 		    json_object_array_length(d) > 0)
@@ -95,23 +109,36 @@ static void add_row(struct strbuf *sb, struct json_object *r)
 			strbuf_addstr(sb, "none");
 		strbuf_addch(sb, ')');
 	} else if (event && !strcmp(event, "end")) {
-		strbuf_addf(sb, "exit status %s after %s ms",
-			    field(r, "status") ? field(r, "status") : "?",
-			    field(r, "duration_ms") ? field(r, "duration_ms") : "?");
-		if (field(r, "error"))
-			strbuf_addf(sb, ": %s", field(r, "error"));
-		if (field(r, "blocked_dropped"))
-			strbuf_addf(sb, "; %s blocked reports over the limit not logged",
-				    field(r, "blocked_dropped"));
-		if (field(r, "network_dropped"))
-			strbuf_addf(sb, "; %s network decisions over the limit not logged",
-				    field(r, "network_dropped"));
+		_cleanup_free_ char *status = field_text(r, "status", "?");
+		_cleanup_free_ char *ms = field_text(r, "duration_ms", "?");
+		strbuf_addf(sb, "exit status %s after %s ms", status, ms);
+		if (field(r, "error")) {
+			strbuf_addstr(sb, ": ");
+			add_text(sb, field(r, "error"));
+		}
+		if (field(r, "blocked_dropped")) {
+			strbuf_addstr(sb, "; ");
+			add_text(sb, field(r, "blocked_dropped"));
+			strbuf_addstr(sb, " blocked reports over the limit not logged");
+		}
+		if (field(r, "network_dropped")) {
+			strbuf_addstr(sb, "; ");
+			add_text(sb, field(r, "network_dropped"));
+			strbuf_addstr(sb, " network decisions over the limit not logged");
+		}
 	} else if (event && !strcmp(event, "blocked")) {
 		add_joined(sb, r, "argv");
 		strbuf_addstr(sb, ": ");
 		add_text(sb, field(r, "reason"));
 	} else if (event && !strcmp(event, "network")) {
 		add_network(sb, r);
+	} else if (event && !strcmp(event, "quarantine")) {
+		add_text(sb, field(r, "path"));
+		strbuf_addstr(sb, field(r, "moved_to") ? " moved to " : " could not be moved: ");
+		add_text(sb, field(r, "moved_to") ? field(r, "moved_to") : field(r, "error"));
+		strbuf_addstr(sb, " (");
+		add_text(sb, field(r, "rule"));
+		strbuf_addch(sb, ')');
 	}
 	strbuf_addch(sb, '\n');
 }
@@ -121,8 +148,11 @@ int audit_log_print(const char *dir, const struct audit_log_query *q, int out, s
 	_cleanup_free_ char *path = xasprintf("%s/audit.jsonl", dir);
 	FILE *f = fopen(path, "re");
 	if (!f && errno == ENOENT) {
-		_cleanup_free_ char *msg = xasprintf("no audit records yet (%s)\n", path);
-		write_str(out, msg);
+		_cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
+		strbuf_addstr(&msg, "no audit records yet (");
+		term_escape_add(&msg, path);
+		strbuf_addstr(&msg, ")\n");
+		write_str(out, msg.buf);
 		return 0;
 	}
 	if (!f)
@@ -155,14 +185,20 @@ int audit_log_print(const char *dir, const struct audit_log_query *q, int out, s
 		strbuf_addf(&sb, "%-24s  %-8s  %-7s  %s\n", "TIME", "SESSION", "EVENT", "DETAILS");
 	for (size_t i = first; i < lines.len; i++) {
 		if (q->json) {
-			strbuf_addf(&sb, "%s\n", lines.items[i]);
+			const char *line_text = lines.items[i];
+			term_escape_mode_add(&sb, line_text, strlen(line_text), TERM_ESCAPE_JSON);
+			strbuf_addch(&sb, '\n');
 			continue;
 		}
 		struct json_object *r = json_tokener_parse(lines.items[i]);
-		if (json_object_is_type(r, json_type_object))
+		if (json_object_is_type(r, json_type_object)) {
 			add_row(&sb, r);
-		else
-			strbuf_addf(&sb, "(not a JSON record: %.60s)\n", lines.items[i]);
+		} else {
+			strbuf_addstr(&sb, "(not a JSON record: ");
+			term_escape_mode_add(&sb, lines.items[i], strnlen(lines.items[i], 60),
+					     TERM_ESCAPE_STRING);
+			strbuf_addstr(&sb, ")\n");
+		}
 		json_object_put(r);
 	}
 	return write_all(out, sb.buf, sb.len) < 0 ? error_errno(err, EXIT_SETUP, EIO, "writing")

@@ -36,6 +36,7 @@
 #include "seccomp_filter.h"
 #include "session.h"
 #include "strbuf.h"
+#include "term_escape.h"
 #include "trust.h"
 #include "xalloc.h"
 
@@ -57,12 +58,21 @@ static void check_line(struct checklist *cl, const char *mark, const char *name,
 static void check_line(struct checklist *cl, const char *mark, const char *name, const char *fix,
 		       const char *fmt, va_list ap)
 {
+	/* A check's name and detail are one line each and carry paths, probe
+	 * output and error messages: escaped whole. A fix is our own text,
+	 * some of it over several lines; callers escape what they put in it. */
+	_cleanup_free_ char *detail = xvasprintf(fmt, ap);
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "%-5s %s: ", mark, name);
-	strbuf_vaddf(&sb, fmt, ap);
+	strbuf_addf(&sb, "%-5s ", mark);
+	term_escape_add(&sb, name);
+	strbuf_addstr(&sb, ": ");
+	term_escape_add(&sb, detail);
 	strbuf_addch(&sb, '\n');
-	if (fix)
-		strbuf_addf(&sb, "      fix: %s\n", fix);
+	if (fix) {
+		strbuf_addstr(&sb, "      fix: ");
+		term_escape_mode_add(&sb, fix, strlen(fix), TERM_ESCAPE_LINES);
+		strbuf_addch(&sb, '\n');
+	}
 	write_all(cl->out, sb.buf, sb.len);
 }
 
@@ -699,13 +709,15 @@ static void prove_policy(struct checklist *cl, const char *self, char **envp)
 	struct debug dbg = {.enabled = false, .fd = -1};
 	_cleanup_session_ struct session s;
 	if (session_build(&s, &cli, envp, &dbg, &err) < 0) {
-		check_fail(cl, "policy", err.hint, "%s", err.msg);
+		_cleanup_free_ char *hint = err.hint ? term_escape(err.hint) : NULL;
+		check_fail(cl, "policy", hint, "%s", err.msg);
 		return;
 	}
 	enum trust_state t = s.trust.state;
 	if (t == TRUST_UNAPPROVED || t == TRUST_CHANGED) {
+		_cleanup_free_ char *file = term_escape(s.trust.file);
 		_cleanup_free_ char *fix =
-		    xasprintf("review it, then: agent-sandbox trust %s", s.trust.file);
+		    xasprintf("review it, then: agent-sandbox trust %s", file);
 		check_fail(cl, "project config", fix, "%s loosens the defaults and is not approved",
 			   s.trust.file);
 		return;

@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
+#include "strbuf.h"
+#include "term_escape.h"
 #include "xalloc.h"
 
 int error_set(struct error *err, int code, const char *fmt, ...)
@@ -55,10 +58,27 @@ void error_hint(struct error *err, const char *fmt, ...)
 	err->hint = hint;
 }
 
+void error_add_line(struct error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *line = xvasprintf(fmt, ap);
+	va_end(ap);
+	struct strbuf sb = STRBUF_INIT;
+	if (err->lines) {
+		strbuf_addstr(&sb, err->lines);
+		strbuf_addch(&sb, '\n');
+	}
+	term_escape_add(&sb, line);
+	free(err->lines);
+	err->lines = strbuf_detach(&sb);
+}
+
 void error_release(struct error *err)
 {
 	free(err->msg);
 	free(err->hint);
-	err->msg = err->hint = NULL;
+	free(err->lines);
+	err->msg = err->hint = err->lines = NULL;
 	err->code = 0;
 }

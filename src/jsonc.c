@@ -13,6 +13,8 @@
 
 #include "cleanup.h"
 #include "strbuf.h"
+#include "term_escape.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 #define MAX_DEPTH 32
@@ -155,46 +157,6 @@ static int fail_at(struct scanner *s, size_t off, const char *fmt, ...)
 	return error_set(s->err, EXIT_USAGE, "%u:%u: %s", pos.line, pos.column, what);
 }
 
-/* Length of the UTF-8 sequence at p, or 0 when it is not well-formed UTF-8
- * (overlong forms, encoded surrogates and values above U+10FFFF included). */
-static size_t utf8_sequence_len(const unsigned char *p, size_t avail, uint32_t *code_point)
-{
-	unsigned char lead = p[0];
-	size_t n;
-	uint32_t cp, min;
-
-	if (lead < 0x80) {
-		*code_point = lead;
-		return 1;
-	}
-	if (lead >= 0xC2 && lead <= 0xDF) {
-		n = 2;
-		cp = lead & 0x1F;
-		min = 0x80;
-	} else if (lead >= 0xE0 && lead <= 0xEF) {
-		n = 3;
-		cp = lead & 0x0F;
-		min = 0x800;
-	} else if (lead >= 0xF0 && lead <= 0xF4) {
-		n = 4;
-		cp = lead & 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (avail < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3F);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	*code_point = cp;
-	return n;
-}
-
 static int fail_nul(struct scanner *s, size_t off)
 {
 	return fail_at(s, off, "NUL byte in the input");
@@ -223,7 +185,7 @@ static int fail_unexpected(struct scanner *s, const char *what)
 	uint32_t cp;
 	if (c == '\0')
 		return fail_nul(s, s->off);
-	if (c >= 0x80 && !utf8_sequence_len(s->text + s->off, s->len - s->off, &cp))
+	if (c >= 0x80 && !utf8_decode(s->text + s->off, s->len - s->off, &cp))
 		return fail_utf8(s, s->off);
 	return fail_at(s, s->off, "%s", what);
 }
@@ -306,7 +268,7 @@ static int scan_comment(struct scanner *s)
 			continue;
 		}
 		uint32_t cp;
-		size_t n = utf8_sequence_len(s->text + i, s->len - i, &cp);
+		size_t n = utf8_decode(s->text + i, s->len - i, &cp);
 		if (!n)
 			return fail_utf8(s, i);
 		i += n;
@@ -382,6 +344,20 @@ static void add_utf8(struct strbuf *sb, uint32_t cp)
 	}
 }
 
+/* Every string in a config becomes a path, pattern, name, host or value
+ * that is printed one day (policy, --debug, refusals, the audit log); one
+ * that holds a character a terminal acts on or does not show can only be a
+ * mistake or an attempt to disguise the config, written raw or as an
+ * escape. The same rule as the printers' (term_escape.c), so that nothing
+ * the config says ever needs escaping to be read. */
+static int fail_unsafe(struct scanner *s, size_t off, uint32_t cp)
+{
+	return fail_at(s, off,
+		       "%s U+%04X in a string; expected printable text (no control, "
+		       "bidirectional or invisible characters, not even as escapes)",
+		       term_escape_kind(cp), (unsigned)cp);
+}
+
 /* The escape whose backslash is at s->off, appended to decoded (if not NULL). */
 static int scan_escape(struct scanner *s, size_t string_start, struct strbuf *decoded)
 {
@@ -395,8 +371,11 @@ static int scan_escape(struct scanner *s, size_t string_start, struct strbuf *de
 		return fail_nul(s, esc + 1);
 	const char *simple = strchr(simple_escapes, c);
 	if (simple) {
+		char ch = simple_decoded[simple - simple_escapes];
+		if (term_escape_unsafe((unsigned char)ch))
+			return fail_unsafe(s, esc, (unsigned char)ch);
 		if (decoded)
-			strbuf_addch(decoded, simple_decoded[simple - simple_escapes]);
+			strbuf_addch(decoded, ch);
 		s->off = esc + 2;
 		return 0;
 	}
@@ -438,6 +417,8 @@ static int scan_escape(struct scanner *s, size_t string_start, struct strbuf *de
 		 * would silently cut them short (json-c itself truncates keys). */
 		return fail_at(s, esc, "'\\u0000' (NUL) is not allowed in strings");
 	}
+	if (term_escape_unsafe(cp))
+		return fail_unsafe(s, esc, cp);
 	if (decoded)
 		add_utf8(decoded, cp);
 	return 0;
@@ -467,24 +448,13 @@ static int scan_string(struct scanner *s, struct strbuf *decoded)
 		if (c == '\0')
 			return fail_nul(s, i);
 		if (c == '\n' || c == '\r')
-			return fail_at(s, start,
-				       "unterminated string (strings cannot span lines; write \\n "
-				       "for a line break)");
-		if (c < 0x20) {
-			if (c == '\t')
-				return fail_at(s, i, "tab character in a string; write it as \\t");
-			return fail_at(s, i,
-				       "control character U+%04X in a string; write it as \\u%04X",
-				       c, c);
-		}
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
+			return fail_at(s, start, "unterminated string (strings cannot span lines)");
 		uint32_t cp;
-		size_t n = utf8_sequence_len(s->text + i, s->len - i, &cp);
+		size_t n = utf8_decode(s->text + i, s->len - i, &cp);
 		if (!n)
 			return fail_utf8(s, i);
+		if (term_escape_unsafe(cp))
+			return fail_unsafe(s, i, cp);
 		i += n;
 	}
 	if (decoded)

@@ -2,7 +2,9 @@
  * values; a strict scanner first checks the text and records where every
  * member and element starts, so that config errors can name line and column.
  * Duplicate keys, single quotes, NaN/Infinity, leading zeros and raw control
- * characters in strings are errors here even though json-c tolerates them. */
+ * characters in strings are errors here even though json-c tolerates them;
+ * so are strings holding what a terminal acts on or hides (controls, bidi,
+ * invisible characters; term_escape.h), raw or escaped. */
 #pragma once
 
 #include <stdbool.h>

@@ -24,6 +24,7 @@
 #include "io.h"
 #include "strbuf.h"
 #include "strv.h"
+#include "term_escape.h"
 #include "wrappers.h"
 #include "xalloc.h"
 
@@ -58,13 +59,17 @@ bool launcher_applies(int argc, char **argv)
 
 static int say(int err_fd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The command's name and arguments come from whatever ran it: callers
+ * escape them where they are formatted in, and the message as a whole
+ * keeps only our own line breaks. */
 static int say(int err_fd, int status, const char *fmt, ...)
 {
-	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	_cleanup_free_ char *text = xvasprintf(fmt, ap);
 	va_end(ap);
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	term_escape_mode_add(&sb, text, strlen(text), TERM_ESCAPE_LINES);
 	write_all(err_fd, sb.buf, sb.len);
 	return status;
 }
@@ -78,8 +83,9 @@ static bool exists(const char *path)
 static int exec_failed(int err_fd, const char *what, const char *path)
 {
 	int e = errno;
+	_cleanup_free_ char *shown = term_escape(path);
 	return say(err_fd, e == ENOENT ? 127 : 126, "agent-sandbox: running %s %s: %s\n", what,
-		   path, strerror(e));
+		   shown, strerror(e));
 }
 
 /* The environment with AGENT_SANDBOX_CMD and AGENT_SANDBOX_REAL set. */
@@ -179,12 +185,16 @@ static int run_git_guard(int argc, char **argv, char **envp, int err_fd, const c
 	git_guard_classify(argc - 1, argv + 1, envp, &d);
 	if (d.blocked && !works_in_temp_dir(&d, envp)) {
 		audit_report_blocked(name, argv, d.reason);
+		_cleanup_free_ char *shown = term_escape(name);
+		_cleanup_free_ char *form = term_escape(d.form);
+		_cleanup_free_ char *reason = term_escape(d.reason);
+		_cleanup_free_ char *alternative = term_escape(d.alternative);
 		return say(
 		    err_fd, EXIT_REFUSED,
 		    "agent-sandbox: %s %s is blocked by the sandbox policy: %s\n"
 		    "agent-sandbox: hint: %s (the @git guard refuses this; "
 		    "\"commands\": {\"%s\": true} in the config or --cmd %s=true lifts it)\n",
-		    name, d.form, d.reason, d.alternative, name, name);
+		    shown, form, reason, alternative, shown, shown);
 	}
 	execve(real, argv, envp);
 	return exec_failed(err_fd, name, real);
@@ -212,9 +222,10 @@ int launcher_main(int argc, char **argv, char **envp, int err_fd)
 	/* The blocked marker, or whatever took a marker away since
 	 * launcher_applies looked: refuse. */
 	audit_report_blocked(name, argv, "blocked by the sandbox policy");
+	_cleanup_free_ char *shown = term_escape(name);
 	return say(err_fd, EXIT_REFUSED,
 		   "agent-sandbox: %s is blocked by the sandbox policy\n"
 		   "agent-sandbox: hint: to allow it, set \"commands\": {\"%s\": true} in the "
 		   "config, or run agent-sandbox with --cmd %s=true\n",
-		   name, name, name);
+		   shown, shown, shown);
 }

@@ -26,6 +26,7 @@
 #include "path.h"
 #include "seccomp_filter.h"
 #include "strv.h"
+#include "term_escape.h"
 #include "xalloc.h"
 
 /* Read-only in the outer sandbox: a read-only mount (the outer ro rules,
@@ -223,8 +224,12 @@ int nested_run(struct session *s, const struct cli *cli, const struct layers *la
 		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 		strbuf_addf(&sb, "# nested: no bwrap; the command runs in the outer sandbox with "
 				 "Landlock writes beneath:\n");
-		for (size_t i = 0; i < writable.len; i++)
-			strbuf_addf(&sb, "%s\n", writable.items[i]);
+		/* One path a line, as --dry-run lists bwrap's arguments: escaped,
+		 * so that a '\n' in a path cannot forge a line. */
+		for (size_t i = 0; i < writable.len; i++) {
+			term_escape_add(&sb, writable.items[i]);
+			strbuf_addch(&sb, '\n');
+		}
 		write_all(out, sb.buf, sb.len);
 		return 0;
 	}

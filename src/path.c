@@ -94,7 +94,10 @@ int path_read_link(const char *path, char **out)
 	return read_link_sized(path, 0, out);
 }
 
-int path_resolve(const char *abs, char **out, struct strv *links, bool *is_dir)
+/* missing: when a component does not exist, where the path would be (the
+ * part resolved so far and the rest as written); -EINVAL in place of
+ * -ENOENT when the rest climbs with "..", which says nothing then. */
+static int resolve(const char *abs, char **out, struct strv *links, bool *is_dir, char **missing)
 {
 	_cleanup_strbuf_ struct strbuf resolved = STRBUF_INIT;
 	_cleanup_strbuf_ struct strbuf rest = STRBUF_INIT;
@@ -126,8 +129,23 @@ int path_resolve(const char *abs, char **out, struct strv *links, bool *is_dir)
 		strbuf_add(&candidate, start, n);
 
 		struct stat st;
-		if (lstat(candidate.buf, &st) < 0)
-			return -errno;
+		if (lstat(candidate.buf, &st) < 0) {
+			int e = errno;
+			if (e != ENOENT || !missing)
+				return -e;
+			const char *left = rest.buf + pos;
+			size_t left_len = strlen(left);
+			if (!strcmp(left, "..") || !strncmp(left, "../", 3) ||
+			    strstr(left, "/../") ||
+			    (left_len >= 3 && !strcmp(left + left_len - 3, "/..")))
+				return -EINVAL;
+			*missing = xasprintf("%s%s%s", candidate.buf, *left ? "/" : "", left);
+			/* Trailing or doubled slashes in the rest are not part of a name. */
+			size_t end = strlen(*missing);
+			while (end > 1 && (*missing)[end - 1] == '/')
+				(*missing)[--end] = '\0';
+			return -ENOENT;
+		}
 		if (S_ISLNK(st.st_mode)) {
 			if (++hops > MAX_SYMLINK_HOPS)
 				return -ELOOP;
@@ -162,6 +180,17 @@ int path_resolve(const char *abs, char **out, struct strv *links, bool *is_dir)
 		*is_dir = dir;
 	*out = strbuf_detach(&resolved);
 	return 0;
+}
+
+int path_resolve(const char *abs, char **out, struct strv *links, bool *is_dir)
+{
+	return resolve(abs, out, links, is_dir, NULL);
+}
+
+int path_resolve_or_locate(const char *abs, char **out, struct strv *links, bool *is_dir,
+			   char **missing)
+{
+	return resolve(abs, out, links, is_dir, missing);
 }
 
 static int compare_strings(const void *a, const void *b)
@@ -245,4 +274,16 @@ int path_compare(const char *a, const char *b)
 	if (cb == '/')
 		cb = 1;
 	return (int)ca - (int)cb;
+}
+
+int path_resolve_missing(const char *abs, char **out)
+{
+	char *resolved = NULL;
+	bool is_dir = false;
+	int r = resolve(abs, &resolved, NULL, &is_dir, out);
+	if (r == 0) {
+		free(resolved);
+		return -EEXIST;
+	}
+	return r == -ENOENT ? 0 : r;
 }

@@ -34,3 +34,14 @@ bool path_is_within(const char *path, const char *dir);
 
 /* Byte order in which every directory sorts before everything beneath it. */
 int path_compare(const char *a, const char *b);
+
+/* path_resolve, and when it returns -ENOENT, *missing is set as by
+ * path_resolve_missing (unless the rest climbs with "..": then -EINVAL). */
+int path_resolve_or_locate(const char *abs, char **out, struct strv *links, bool *is_dir,
+			   char **missing);
+
+/* For a path that does not exist: resolves its deepest existing ancestor
+ * and appends the missing components, which is where the path would appear.
+ * Returns 0, -EEXIST when the path exists, -EINVAL when a missing component
+ * is "..", or another -errno as path_resolve returns it. */
+int path_resolve_missing(const char *abs, char **out);

@@ -102,8 +102,38 @@ const struct base_mount *policy_base_for(const char *path)
 }
 
 /* Expands one rule into candidates; records why nothing came of it. */
+/* A glob in the last segment also covers names that appear later: record
+ * where to look. Globs in earlier segments name directories that do not
+ * exist yet only by pattern, and are not followed. */
+static void add_glob_watch(struct policy *out, const char *abs, const struct rule *rule,
+			   size_t order)
+{
+	const char *slash = strrchr(abs, '/');
+	_cleanup_free_ char *dir_pattern = xstrndup(abs, (size_t)(slash - abs));
+	if (!*dir_pattern || pattern_has_glob(dir_pattern) || !pattern_has_glob(slash + 1))
+		return;
+	_cleanup_free_ char *dir = pattern_unescape(dir_pattern);
+	char *resolved = NULL;
+	/* Most globs share a directory (the working directory): resolve it
+	 * once. */
+	for (size_t i = 0; i < out->globs_len && !resolved; i++)
+		if (!strcmp(out->globs[i].source, dir))
+			resolved = xstrdup(out->globs[i].dir);
+	if (!resolved && path_resolve(dir, &resolved, NULL, NULL) < 0 &&
+	    path_resolve_missing(dir, &resolved) < 0)
+		return;
+	out->globs = xreallocarray(out->globs, out->globs_len + 1, sizeof(*out->globs));
+	out->globs[out->globs_len++] = (struct glob_watch){
+	    .source = steal_ptr(&dir),
+	    .dir = resolved,
+	    .segment = xstrdup(slash + 1),
+	    .rule = rule,
+	    .order = order,
+	};
+}
+
 static int expand_rule(const struct policy_input *in, size_t order, struct candidates *c,
-		       struct policy *out, struct error *err)
+		       struct candidates *absent, struct policy *out, struct error *err)
 {
 	const struct rule *rule = &in->rules->items[order];
 	_cleanup_free_ char *abs = NULL;
@@ -117,6 +147,8 @@ static int expand_rule(const struct policy_input *in, size_t order, struct candi
 		path_glob(abs, &paths);
 	else
 		strv_push_owned(&paths, pattern_unescape(abs));
+	if (glob)
+		add_glob_watch(out, abs, rule, order);
 	if (glob && paths.len == 0)
 		add_note(&out->skipped, &out->skipped_len, abs, rule,
 			 xstrdup("glob matches nothing"));
@@ -125,7 +157,11 @@ static int expand_rule(const struct policy_input *in, size_t order, struct candi
 		_cleanup_strv_ struct strv links = STRV_INIT;
 		char *resolved = NULL;
 		bool is_dir = false;
-		int r = path_resolve(paths.items[i], &resolved, &links, &is_dir);
+		char *where = NULL;
+		int r = path_resolve_or_locate(paths.items[i], &resolved, &links, &is_dir,
+					       glob ? NULL : &where);
+		if (r == -EINVAL && !glob)
+			r = -ENOENT; /* missing, below a ".." that says nothing */
 		if (r < 0) {
 			/* bwrap would create a missing mount target on the host,
 			 * leaving an empty file or directory behind, so a rule for
@@ -133,6 +169,9 @@ static int expand_rule(const struct policy_input *in, size_t order, struct candi
 			add_note(&out->skipped, &out->skipped_len, paths.items[i], rule,
 				 r == -ENOENT ? xstrdup("does not exist")
 					      : xasprintf("cannot be resolved: %s", strerror(-r)));
+			struct strv no_links = STRV_INIT;
+			if (where)
+				add_candidate(absent, where, rule, order, false, false, &no_links);
 			continue;
 		}
 		const struct base_mount *base = policy_base_for(resolved);
@@ -163,13 +202,18 @@ static int compare_candidates(const void *pa, const void *pb)
 	return a->order < b->order ? -1 : a->order > b->order;
 }
 
+static bool rule_beats(bool a_glob, const struct rule *a, bool b_glob, const struct rule *b)
+{
+	if (a_glob != b_glob)
+		return !a_glob;
+	if (a->layer != b->layer)
+		return a->layer > b->layer;
+	return a->level > b->level;
+}
+
 static bool beats(const struct candidate *a, const struct candidate *b)
 {
-	if (a->glob != b->glob)
-		return !a->glob;
-	if (a->rule->layer != b->rule->layer)
-		return a->rule->layer > b->rule->layer;
-	return a->rule->level > b->rule->level;
+	return rule_beats(a->glob, a->rule, b->glob, b->rule);
 }
 
 static char *why_beats(const struct candidate *winner, const struct candidate *loser)
@@ -323,14 +367,69 @@ static void drop_hidden_excludes(struct policy *p)
 	p->len = kept;
 }
 
+/* One absent entry per path, decided as for existing ones. */
+static void resolve_absent(struct candidates *absent, struct policy *out)
+{
+	if (absent->len > 1)
+		qsort(absent->items, absent->len, sizeof(*absent->items), compare_candidates);
+	out->absent = xcalloc(absent->len ? absent->len : 1, sizeof(*out->absent));
+	for (size_t i = 0; i < absent->len;) {
+		size_t end = i, best = i;
+		while (end < absent->len &&
+		       !strcmp(absent->items[end].path, absent->items[i].path)) {
+			if (beats(&absent->items[end], &absent->items[best]))
+				best = end;
+			end++;
+		}
+		out->absent[out->absent_len++] = (struct absent_entry){
+		    .path = xstrdup(absent->items[best].path),
+		    .level = absent->items[best].rule->level,
+		    .rule = absent->items[best].rule,
+		    .order = absent->items[best].order,
+		};
+		i = end;
+	}
+}
+
+bool policy_rule_for_new(const struct policy *p, const char *path, const struct rule **rule)
+{
+	const struct rule *best = NULL;
+	bool best_glob = false;
+	for (size_t i = 0; i < p->absent_len; i++)
+		if (!strcmp(p->absent[i].path, path) &&
+		    (!best || rule_beats(false, p->absent[i].rule, best_glob, best)))
+			best = p->absent[i].rule, best_glob = false;
+	for (size_t i = 0; i < p->len; i++)
+		if (!p->entries[i].from_glob && !strcmp(p->entries[i].path, path) &&
+		    (!best || rule_beats(false, p->entries[i].rule, best_glob, best)))
+			best = p->entries[i].rule, best_glob = false;
+	const char *slash = strrchr(path, '/');
+	if (slash) {
+		size_t dir_len = slash == path ? 1 : (size_t)(slash - path);
+		for (size_t i = 0; i < p->globs_len; i++) {
+			const struct glob_watch *g = &p->globs[i];
+			if (strlen(g->dir) != dir_len || strncmp(g->dir, path, dir_len) != 0 ||
+			    !pattern_match_segment(g->segment, slash + 1))
+				continue;
+			if (!best || rule_beats(true, g->rule, best_glob, best))
+				best = g->rule, best_glob = true;
+		}
+	}
+	*rule = best;
+	return best != NULL;
+}
+
 int policy_resolve(const struct policy_input *in, struct policy *out, struct error *err)
 {
 	struct candidates c = {0};
+	struct candidates absent = {0};
 	*out = (struct policy){0};
 
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < in->rules->len; i++)
-		r = expand_rule(in, i, &c, out, err);
+		r = expand_rule(in, i, &c, &absent, out, err);
+	resolve_absent(&absent, out);
+	candidates_release(&absent);
 	if (r < 0)
 		goto fail;
 
@@ -410,6 +509,15 @@ void policy_release(struct policy *p)
 	for (size_t i = 0; i < p->len; i++)
 		free(p->entries[i].path);
 	free(p->entries);
+	for (size_t i = 0; i < p->absent_len; i++)
+		free(p->absent[i].path);
+	free(p->absent);
+	for (size_t i = 0; i < p->globs_len; i++) {
+		free(p->globs[i].source);
+		free(p->globs[i].dir);
+		free(p->globs[i].segment);
+	}
+	free(p->globs);
 	notes_release(p->skipped, p->skipped_len);
 	notes_release(p->overridden, p->overridden_len);
 	*p = (struct policy){0};

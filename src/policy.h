@@ -42,9 +42,33 @@ struct policy_note {
 	char *reason;
 };
 
+/* A rule for a path that does not exist. Nothing is mounted for it (bwrap
+ * would create the path on the host); the guard enforces ro and exclude
+ * ones should the path appear while the sandbox runs. */
+struct absent_entry {
+	char *path; /* where it would appear: its existing ancestors resolved */
+	enum access_level level;
+	const struct rule *rule;
+	size_t order;
+};
+
+/* A rule whose last segment is a glob: names that appear in dir later and
+ * match it fall under the rule too. */
+struct glob_watch {
+	char *source;  /* the directory as the rule names it */
+	char *dir;     /* resolved (or where it would appear) */
+	char *segment; /* the glob, as pattern_match_segment takes it */
+	const struct rule *rule;
+	size_t order;
+};
+
 struct policy {
 	struct access_entry *entries; /* sorted: every directory before its contents */
 	size_t len;
+	struct absent_entry *absent; /* sorted by path, one per path */
+	size_t absent_len;
+	struct glob_watch *globs;
+	size_t globs_len;
 	struct policy_note *skipped;
 	size_t skipped_len;
 	struct policy_note *overridden;
@@ -63,6 +87,13 @@ int policy_resolve(const struct policy_input *in, struct policy *out, struct err
 /* The entry that decides access at a resolved path (the deepest one that
  * covers it), or NULL when only the base layout applies. */
 const struct access_entry *policy_entry_for(const struct policy *p, const char *path);
+
+/* The rule that decides a path appearing after the policy was made, the
+ * way policy_resolve would have decided it had it existed: exact rules
+ * (absent entries) beat globs, then the later layer, then the stricter
+ * level. False when no rule names the path itself (it inherits from the
+ * entry that covers its directory). */
+bool policy_rule_for_new(const struct policy *p, const char *path, const struct rule **rule);
 
 /* The base mount that covers a path when no entry does. */
 const struct base_mount *policy_base_for(const char *path);

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "error.h"
 #include "env.h"
+#include "guard.h"
 #include "policy.h"
 #include "secrets.h"
 #include "strbuf.h"
@@ -61,3 +62,13 @@ void report_wrappers(int fd, const struct command_table *commands, const struct 
 /* --debug: each wrapper, what it covers and what was skipped. */
 void report_wrappers_debug(const struct debug *dbg, const struct command_table *commands,
 			   const struct wrapper_plan *p);
+
+/* `policy`: how many protected paths the guard holds; all of them with
+ * their rules when all is set. */
+void report_guard_plan(int fd, const struct guard_plan *plan, bool all);
+
+/* --debug: every path the guard holds, with its rule. */
+void report_guard_debug(const struct debug *dbg, const struct guard_plan *plan);
+
+/* After the command: what the guard moved aside, and where to. */
+void report_quarantine(int fd, const struct guard *g);

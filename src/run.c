@@ -16,6 +16,8 @@
 #include "cli.h"
 #include "doctor.h"
 #include "env.h"
+#include "git_index.h"
+#include "guard.h"
 #include "inside.h"
 #include "io.h"
 #include "launcher.h"
@@ -133,9 +135,55 @@ static void network_decision(void *ctx, const struct proxy_decision *d)
 	    (unsigned long long)d->bytes_out, (unsigned long long)d->bytes_in, d->duration_ms);
 }
 
-static void dispatch_proxy(void *proxy)
+static int dispatch_proxy(void *proxy)
 {
 	proxy_dispatch(proxy);
+	return 0;
+}
+
+static int dispatch_guard(void *guard)
+{
+	return guard_dispatch(guard);
+}
+
+/* Every path the guard moves goes into the audit log at once, and onto
+ * stderr with --debug; the summary comes after the command. */
+static void guard_reported(void *ctx, const struct guard_event *e)
+{
+	const struct decision_sinks *sinks = ctx;
+	audit_quarantine(sinks->audit, e->path, e->moved_to, e->rule->origin, e->error);
+	if (e->moved_to)
+		debug_line(sinks->dbg, "guard: %s appeared (%s by %s): moved to %s", e->path,
+			   access_level_name(e->rule->level), e->rule->origin, e->moved_to);
+	else
+		debug_line(sinks->dbg, "guard: %s appeared (%s by %s): %s", e->path,
+			   access_level_name(e->rule->level), e->rule->origin, e->error);
+}
+
+static void cleanup_guardp(struct guard **g)
+{
+	guard_free(*g);
+}
+
+/* Starts watching the protected paths that do not exist, before anything
+ * runs in the sandbox. */
+static int start_guard(const struct session *s, const struct guard_plan *plan,
+		       const struct audit *audit, struct decision_sinks *sinks,
+		       const struct debug *dbg, struct guard **out, struct error *err)
+{
+	char session[17];
+	if (audit->fd >= 0)
+		memcpy(session, audit->session, sizeof(session));
+	else if (audit_session_id(session) < 0)
+		return error_errno(err, EXIT_SETUP, errno, "choosing a session id");
+	_cleanup_free_ char *base = s->audit_dir ? xasprintf("%s/quarantine", s->audit_dir) : NULL;
+	if (guard_start(out, plan, &s->policy, base, session, guard_reported, sinks, err) < 0)
+		return -1;
+	_cleanup_free_ char *toplevel = NULL, *index = NULL;
+	if (git_index_find(s->cwd, &toplevel, &index) == 0)
+		guard_watch_repository(*out, toplevel, index);
+	report_guard_debug(dbg, plan);
+	return 0;
 }
 
 /* The host side of a filtered network: the policy, a private directory and
@@ -265,6 +313,12 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	if (filtered && network_start(&ns, &s, cli->dry_run, envp, dbg, &sinks, err) < 0)
 		return -1;
 
+	_cleanup_guard_plan_ struct guard_plan guard_plan = {0};
+	guard_plan_build(&s.policy, &guard_plan);
+	__attribute__((cleanup(cleanup_guardp))) struct guard *guard = NULL;
+	if (!cli->dry_run && start_guard(&s, &guard_plan, &audit, &sinks, dbg, &guard, err) < 0)
+		return -1;
+
 	struct supervisor sv;
 	if (supervisor_prepare(&sv, err_fd, err) < 0) {
 		supervisor_release(&sv);
@@ -321,10 +375,13 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	    .err = err_fd,
 	    .seccomp_fd = seccomp_fd,
 	    .new_session = new_session,
-	    .source_fd = ns.proxy ? proxy_fd(ns.proxy) : -1,
-	    .source_ready = ns.proxy ? dispatch_proxy : NULL,
-	    .source_ctx = ns.proxy,
 	};
+	if (ns.proxy)
+		req.sources[req.sources_len++] = (struct supervise_source){
+		    .fd = proxy_fd(ns.proxy), .ready = dispatch_proxy, .ctx = ns.proxy};
+	if (guard)
+		req.sources[req.sources_len++] = (struct supervise_source){
+		    .fd = guard_fd(guard), .ready = dispatch_guard, .ctx = guard};
 	struct audit_start start = {
 	    .cwd = s.cwd,
 	    .command = cli->command,
@@ -340,6 +397,12 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	audit_session_start(&audit, &start);
 	int status = supervisor_run(&sv, &req, err);
 	supervisor_release(&sv);
+	if (guard) {
+		guard_finish(guard);
+		if (status < 0 && guard_stop_reason(guard))
+			error_set(err, EXIT_SETUP, "%s", guard_stop_reason(guard));
+		report_quarantine(err_fd, guard);
+	}
 	audit_session_end(&audit, status, status < 0 ? err->msg : NULL);
 	return status;
 }
@@ -359,6 +422,9 @@ static int show_policy(const struct cli *cli, char **envp, int out, const struct
 	    .env = &s.env,
 	};
 	report_policy(out, &s.policy, &summary);
+	_cleanup_guard_plan_ struct guard_plan guard_plan = {0};
+	guard_plan_build(&s.policy, &guard_plan);
+	report_guard_plan(out, &guard_plan, dbg->enabled);
 	report_wrappers(out, &s.cfg.commands, &s.wrappers);
 	/* Describes the layers without refusing: `policy` runs nothing. */
 	_cleanup_layers_ struct layers layers;

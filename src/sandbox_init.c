@@ -29,6 +29,7 @@
 #include "inside.h"
 #include "landlock.h"
 #include "seccomp_filter.h"
+#include "term_escape.h"
 #include "xalloc.h"
 
 const int sandbox_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -38,10 +39,11 @@ static _Noreturn __attribute__((format(printf, 1, 2))) void die(const char *fmt,
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("agent-sandbox: init: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char *what = xvasprintf(fmt, ap);
 	va_end(ap);
+	/* What failed names paths and arguments: one line, escaped. */
+	char *shown = term_escape(what); /* freed by _exit */
+	fprintf(stderr, "agent-sandbox: init: %s\n", shown);
 	_exit(EXIT_SETUP);
 }
 
@@ -116,7 +118,8 @@ static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long 
 
 	execvp(command[0], command);
 	int saved = errno;
-	fprintf(stderr, "agent-sandbox: %s: %s\n", command[0],
+	char *shown = term_escape(command[0]); /* freed by _exit */
+	fprintf(stderr, "agent-sandbox: %s: %s\n", shown,
 		saved == ENOENT ? "command not found" : strerror(saved));
 	_exit(saved == ENOENT ? 127 : 126);
 }

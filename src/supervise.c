@@ -24,6 +24,7 @@
 #include "io.h"
 #include "sandbox_init.h"
 #include "strbuf.h"
+#include "term_escape.h"
 #include "xalloc.h"
 
 #define CAPTURE_LIMIT (64 * 1024)
@@ -119,6 +120,7 @@ struct watch {
 	bool exited;
 	int status;
 	bool ready;
+	bool stopped;		/* an event source asked for the sandbox to stop */
 	int interrupted_by;	/* a signal that arrived before the sandbox was up */
 	struct strbuf captured; /* bwrap's stderr before ready */
 	struct strbuf info;
@@ -160,6 +162,16 @@ static void on_signal(struct watch *w, const struct signalfd_siginfo *si,
 		kill(w->init, sig);
 }
 
+/* bwrap's and the init's own messages name paths from the policy: their
+ * lines reach the terminal with anything else it would act on escaped.
+ * (The command's output does not pass here; it has the terminal itself.) */
+static void write_terminal(int fd, const char *text, size_t len)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	term_escape_mode_add(&sb, text, len, TERM_ESCAPE_LINES);
+	write_all(fd, sb.buf, sb.len);
+}
+
 /* Returns false at end of file or on a hard error. */
 static bool pump(int fd, struct watch *w, int kind, int err_fd)
 {
@@ -174,13 +186,13 @@ static bool pump(int fd, struct watch *w, int kind, int err_fd)
 		if (!w->ready) {
 			w->ready = true;
 			if (w->captured.len)
-				write_all(err_fd, w->captured.buf, w->captured.len);
+				write_terminal(err_fd, w->captured.buf, w->captured.len);
 			strbuf_reset(&w->captured);
 		}
 		break;
 	case 1: /* bwrap stderr */
 		if (w->ready)
-			write_all(err_fd, buf, (size_t)n);
+			write_terminal(err_fd, buf, (size_t)n);
 		else if (w->captured.len < CAPTURE_LIMIT)
 			strbuf_add(&w->captured, buf, (size_t)n);
 		break;
@@ -228,15 +240,17 @@ static void explain_setup_failure(const char *bwrap_says, struct error *err)
 static int watch_loop(struct supervisor *sv, const struct supervise_request *req, struct watch *w,
 		      int sigfd)
 {
-	struct pollfd pfd[5] = {
+	struct pollfd pfd[4 + SUPERVISE_SOURCES_MAX] = {
 	    {.fd = sigfd, .events = POLLIN},
 	    {.fd = sv->ready_pipe[0], .events = POLLIN},
 	    {.fd = sv->stderr_pipe[0], .events = POLLIN},
 	    {.fd = sv->info_pipe[0], .events = POLLIN},
-	    {.fd = req->source_ready ? req->source_fd : -1, .events = POLLIN},
 	};
+	nfds_t count = 4;
+	for (size_t i = 0; i < req->sources_len && i < SUPERVISE_SOURCES_MAX; i++)
+		pfd[count++] = (struct pollfd){.fd = req->sources[i].fd, .events = POLLIN};
 	while (!w->exited) {
-		if (poll(pfd, 5, -1) < 0) {
+		if (poll(pfd, count, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -246,8 +260,15 @@ static int watch_loop(struct supervisor *sv, const struct supervise_request *req
 			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 				on_signal(w, &si, req);
 		}
-		if (pfd[4].revents & POLLIN)
-			req->source_ready(req->source_ctx);
+		for (nfds_t i = 4; i < count; i++) {
+			const struct supervise_source *src = &req->sources[i - 4];
+			if (!(pfd[i].revents & POLLIN) || src->ready(src->ctx) == 0 || w->stopped)
+				continue;
+			w->stopped = true;
+			if (w->init > 0)
+				kill(w->init, SIGKILL);
+			kill(w->bwrap, SIGKILL);
+		}
 		for (int k = 1; k < 4; k++) {
 			if (!pfd[k].revents)
 				continue;
@@ -347,6 +368,8 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 	int result;
 	if (r < 0) {
 		result = error_errno(err, EXIT_SETUP, -r, "watching bwrap");
+	} else if (w.stopped) {
+		result = error_set(err, EXIT_SETUP, "the sandbox was stopped");
 	} else if (w.interrupted_by) {
 		result = 128 + w.interrupted_by;
 	} else if (!w.ready) {

@@ -19,6 +19,16 @@ struct supervisor {
 /* Creates the descriptors whose numbers go into the bwrap arguments. */
 int supervisor_prepare(struct supervisor *sv, int err_fd, struct error *err);
 
+#define SUPERVISE_SOURCES_MAX 4
+
+struct supervise_source {
+	int fd;
+	/* Returns -1 when the sandbox must stop at once: it is killed and
+	 * supervisor_run fails with EXIT_SETUP, "the sandbox was stopped". */
+	int (*ready)(void *ctx);
+	void *ctx;
+};
+
 struct supervise_request {
 	const char *bwrap;    /* path of the bwrap binary */
 	struct strv *args;    /* bwrap arguments, without "bwrap" */
@@ -27,12 +37,10 @@ struct supervise_request {
 	int in, out, err;
 	int seccomp_fd;	  /* inherited by bwrap, or -1 */
 	bool new_session; /* the sandbox has its own session (no terminal) */
-	/* Another event source served while the sandbox runs (the network
-	 * proxy): source_ready(source_ctx) when source_fd is readable. Unused
-	 * when source_ready is NULL. */
-	int source_fd;
-	void (*source_ready)(void *ctx);
-	void *source_ctx;
+	/* Other event sources served while the sandbox runs (the network
+	 * proxy, the guard): ready(ctx) when fd is readable. */
+	struct supervise_source sources[SUPERVISE_SOURCES_MAX];
+	size_t sources_len;
 };
 
 /* Runs bwrap and waits. Returns the command's exit status (128+N for a

@@ -24,6 +24,7 @@
 #include "pattern.h"
 #include "preset.h"
 #include "secrets.h"
+#include "term_escape.h"
 #include "xalloc.h"
 
 #define TRUST_RECORD_MAX 8192
@@ -516,7 +517,8 @@ void trust_decide(struct trust_check *tc, const char *store_dir, bool inside)
 		tc->state = TRUST_APPROVED;
 }
 
-/* The path as one shell word, so that the approval command can be pasted. */
+/* The path as one shell word, so that the approval command can be pasted.
+ * A quote becomes '"'"' rather than '\'': the printer doubles backslashes. */
 static char *shell_quote(const char *s)
 {
 	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -526,7 +528,7 @@ static char *shell_quote(const char *s)
 	strbuf_addch(&sb, '\'');
 	for (const char *p = s; *p; p++) {
 		if (*p == '\'')
-			strbuf_addstr(&sb, "'\\''");
+			strbuf_addstr(&sb, "'\"'\"'");
 		else
 			strbuf_addch(&sb, *p);
 	}
@@ -544,9 +546,9 @@ int trust_refuse(const struct trust_check *tc, struct error *err)
 		    tc->state == TRUST_CHANGED
 			? "it has changed since it was approved (editing withdraws an approval)"
 			: "this content has not been approved");
-	for (size_t i = 0; i < tc->loosenings.len; i++)
-		strbuf_addf(&sb, "\n  %s", tc->loosenings.items[i]);
 	error_set(err, EXIT_USAGE, "%s", sb.buf);
+	for (size_t i = 0; i < tc->loosenings.len; i++)
+		error_add_line(err, "%s", tc->loosenings.items[i]);
 	_cleanup_free_ char *quoted = shell_quote(tc->file);
 	error_hint(err,
 		   "if you wrote these settings, approve this exact content from outside the "
@@ -555,41 +557,47 @@ int trust_refuse(const struct trust_check *tc, struct error *err)
 	return -1;
 }
 
+/* Printed by `policy`: the file name and each loosening (config values)
+ * are escaped here, where they are formatted in. */
 void trust_describe(const struct trust_check *tc, struct strbuf *sb)
 {
+	_cleanup_free_ char *file = tc->file ? term_escape(tc->file) : NULL;
 	switch (tc->state) {
 	case TRUST_NO_FILE:
 		strbuf_addstr(sb, "trust: no project config\n");
 		return;
 	case TRUST_TIGHTENS:
-		strbuf_addf(sb, "trust: %s only tightens; no approval needed\n", tc->file);
+		strbuf_addf(sb, "trust: %s only tightens; no approval needed\n", file);
 		return;
 	case TRUST_APPROVED:
-		strbuf_addf(sb, "trust: %s loosens, approved (sha256 %.12s)\n", tc->file,
-			    tc->digest);
+		strbuf_addf(sb, "trust: %s loosens, approved (sha256 %.12s)\n", file, tc->digest);
 		break;
 	case TRUST_UNAPPROVED:
-		strbuf_addf(sb, "trust: %s loosens and is NOT approved: a run is refused\n",
-			    tc->file);
+		strbuf_addf(sb, "trust: %s loosens and is NOT approved: a run is refused\n", file);
 		break;
 	case TRUST_CHANGED:
 		strbuf_addf(sb,
 			    "trust: %s loosens and changed since it was approved: a run is "
 			    "refused\n",
-			    tc->file);
+			    file);
 		break;
 	case TRUST_NOT_CHECKED:
 		strbuf_addf(sb,
 			    "trust: %s loosens; not checked inside a sandbox (the outer sandbox "
 			    "bounds this run)\n",
-			    tc->file);
+			    file);
 		break;
 	}
-	for (size_t i = 0; i < tc->loosenings.len; i++)
-		strbuf_addf(sb, "trust:   %s\n", tc->loosenings.items[i]);
+	for (size_t i = 0; i < tc->loosenings.len; i++) {
+		strbuf_addstr(sb, "trust:   ");
+		term_escape_add(sb, tc->loosenings.items[i]);
+		strbuf_addch(sb, '\n');
+	}
 	if (tc->state == TRUST_UNAPPROVED || tc->state == TRUST_CHANGED) {
 		_cleanup_free_ char *quoted = shell_quote(tc->file);
-		strbuf_addf(sb, "trust: approve with: agent-sandbox trust %s\n", quoted);
+		strbuf_addstr(sb, "trust: approve with: agent-sandbox trust ");
+		term_escape_add(sb, quoted);
+		strbuf_addch(sb, '\n');
 	}
 }
 
@@ -689,8 +697,9 @@ int trust_command(const char *arg, char *const *envp, int out, struct error *err
 	if (store_digest(store, key, digest, err) < 0)
 		return -1;
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	_cleanup_free_ char *shown = term_escape(key);
 	strbuf_addf(&sb, "trusted %s\n  sha256 %s\n  editing the file withdraws this approval\n",
-		    key, digest);
+		    shown, digest);
 	write_all(out, sb.buf, sb.len);
 	return 0;
 }

@@ -129,20 +129,51 @@ static void jsonc_rejects_malformed_numbers(void **state)
 	assert_rejects(cases, ARRAY_SIZE(cases));
 }
 
+#define UNSAFE_TAIL                                                                                \
+	" in a string; expected printable text (no control, bidirectional or invisible "           \
+	"characters, not even as escapes)"
+
 static void jsonc_rejects_control_characters_in_strings(void **state)
 {
 	static const struct reject_case cases[] = {
 	    REJECT("[\"a\x01"
 		   "b\"]",
-		   "1:4: control character U+0001 in a string; write it as \\u0001"),
-	    REJECT("[\"\x1f\"]", "1:3: control character U+001F in a string; write it as \\u001F"),
-	    REJECT("[\"a\tb\"]", "1:4: tab character in a string; write it as \\t"),
-	    REJECT("{\"a\": \"b\nc\"}", "1:7: unterminated string (strings cannot span lines; "
-					"write \\n for a line break)"),
-	    REJECT("{\"a\": \"b\r\nc\"}", "1:7: unterminated string (strings cannot span "
-					  "lines; write \\n for a line break)"),
-	    REJECT("{\"a\nb\": 1}", "1:2: unterminated string (strings cannot span lines; write "
-				    "\\n for a line break)"),
+		   "1:4: control character U+0001" UNSAFE_TAIL),
+	    REJECT("[\"\x1f\"]", "1:3: control character U+001F" UNSAFE_TAIL),
+	    REJECT("[\"a\tb\"]", "1:4: control character U+0009" UNSAFE_TAIL),
+	    REJECT("{\"a\": \"b\nc\"}", "1:7: unterminated string (strings cannot span lines)"),
+	    REJECT("{\"a\": \"b\r\nc\"}", "1:7: unterminated string (strings cannot span lines)"),
+	    REJECT("{\"a\nb\": 1}", "1:2: unterminated string (strings cannot span lines)"),
+	};
+	assert_rejects(cases, ARRAY_SIZE(cases));
+}
+
+/* What a terminal acts on or hides is refused whether it is written raw or
+ * as an escape, in values and in keys, at the character's own position. */
+static void jsonc_rejects_terminal_controls_raw_and_escaped(void **state)
+{
+	static const struct reject_case cases[] = {
+	    REJECT("{\"rw\": [\"/x\\u001b[1A\"]}", "1:12: control character U+001B" UNSAFE_TAIL),
+	    REJECT("[\"\x1b[2K\"]", "1:3: control character U+001B" UNSAFE_TAIL),
+	    REJECT("[\"a\\nb\"]", "1:4: control character U+000A" UNSAFE_TAIL),
+	    REJECT("[\"a\\tb\"]", "1:4: control character U+0009" UNSAFE_TAIL),
+	    REJECT("[\"a\\rb\"]", "1:4: control character U+000D" UNSAFE_TAIL),
+	    REJECT("[\"\\b\"]", "1:3: control character U+0008" UNSAFE_TAIL),
+	    REJECT("[\"\\f\"]", "1:3: control character U+000C" UNSAFE_TAIL),
+	    REJECT("[\"del\x7f\"]", "1:6: control character U+007F" UNSAFE_TAIL),
+	    REJECT("[\"\\u007f\"]", "1:3: control character U+007F" UNSAFE_TAIL),
+	    REJECT("[\"\xc2\x9b"
+		   "2J\"]",
+		   "1:3: control character U+009B" UNSAFE_TAIL),
+	    REJECT("[\"\\u009b\"]", "1:3: control character U+009B" UNSAFE_TAIL),
+	    REJECT("[\"evil\xe2\x80\xaetxt\"]", "1:7: bidirectional control U+202E" UNSAFE_TAIL),
+	    REJECT("[\"\\u202E\"]", "1:3: bidirectional control U+202E" UNSAFE_TAIL),
+	    REJECT("[\"\\u2066\"]", "1:3: bidirectional control U+2066" UNSAFE_TAIL),
+	    REJECT("[\"\\u061c\"]", "1:3: bidirectional control U+061C" UNSAFE_TAIL),
+	    REJECT("[\"a\xe2\x80\x8b\"]", "1:4: invisible character U+200B" UNSAFE_TAIL),
+	    REJECT("[\"\\udb40\\udc01\"]", "1:3: invisible character U+E0001" UNSAFE_TAIL),
+	    REJECT("{\"a\\u001b\": 1}", "1:4: control character U+001B" UNSAFE_TAIL),
+	    REJECT("{\"\xe2\x80\xae\": 1}", "1:3: bidirectional control U+202E" UNSAFE_TAIL),
 	};
 	assert_rejects(cases, ARRAY_SIZE(cases));
 }
@@ -506,11 +537,10 @@ static void jsonc_accepts_numbers(void **state)
 
 static void jsonc_decodes_unicode_escapes(void **state)
 {
-	struct json_object *root =
-	    parse_ok("[\"\\u00e9\", \"\\ud83d\\ude00\", \"\\\"\\\\\\/\\b\\f\\n\\r\\t\","
-		     " \"é😀\", \"\\u0041\\u00DF\\u6771\", \"\x7f\"]");
+	struct json_object *root = parse_ok("[\"\\u00e9\", \"\\ud83d\\ude00\", \"\\\"\\\\\\/\","
+					    " \"é😀\", \"\\u0041\\u00DF\\u6771\", \"\\u00a0\"]");
 	static const char *const expected[] = {
-	    "é", "😀", "\"\\/\b\f\n\r\t", "é😀", "Aß東", "\x7f",
+	    "é", "😀", "\"\\/", "é😀", "Aß東", "\xc2\xa0",
 	};
 	assert_int_equal(json_object_array_length(root), ARRAY_SIZE(expected));
 	for (size_t i = 0; i < ARRAY_SIZE(expected); i++)
@@ -685,6 +715,7 @@ int main(void)
 	    cmocka_unit_test(jsonc_rejects_nan_and_infinity),
 	    cmocka_unit_test(jsonc_rejects_malformed_numbers),
 	    cmocka_unit_test(jsonc_rejects_control_characters_in_strings),
+	    cmocka_unit_test(jsonc_rejects_terminal_controls_raw_and_escaped),
 	    cmocka_unit_test(jsonc_rejects_invalid_escapes),
 	    cmocka_unit_test(jsonc_rejects_lone_surrogates),
 	    cmocka_unit_test(jsonc_rejects_invalid_utf8),

@@ -329,6 +329,66 @@ static void policy_skips_missing_paths_and_empty_globs(void **state)
 	}
 }
 
+/* Missing paths are kept as absent entries where they would appear (through
+ * the symlink proj/link -> src), decided by the same specificity, and globs
+ * in the last segment as watches. */
+static void policy_keeps_missing_paths_as_absent_entries(void **state)
+{
+	const char *dir = *state;
+	make_tree(dir);
+	static const struct test_rule rules[] = {COVER_CWD,
+						 R(RO, PRESET, "proj/missing"),
+						 R(RW, CLI, "proj/missing"),
+						 R(EXCLUDE, CLI, "proj/link/gone"),
+						 R(RO, CLI, "proj/*.cfg"),
+						 R(RW, CLI, "proj/a/*/x"),
+						 END_RULES};
+	_cleanup_run_ run;
+	const struct policy *p = resolve_ok(dir, rules, "proj", false, &run, 0);
+	assert_int_equal(p->absent_len, 2);
+	_cleanup_free_ char *missing = unit_path(dir, "proj/missing");
+	_cleanup_free_ char *gone = unit_path(dir, "proj/src/gone");
+	assert_string_equal(p->absent[0].path, missing);
+	assert_int_equal(p->absent[0].level, ACCESS_RW); /* the later layer */
+	assert_string_equal(p->absent[1].path, gone);
+	assert_int_equal(p->absent[1].level, ACCESS_EXCLUDE);
+	/* Only a glob in the last segment is watched. */
+	assert_int_equal(p->globs_len, 1);
+	_cleanup_free_ char *proj = unit_path(dir, "proj");
+	assert_string_equal(p->globs[0].dir, proj);
+	assert_string_equal(p->globs[0].segment, "*.cfg");
+}
+
+/* A path that appears later is decided as if it had been there: an exact
+ * rule beats a glob, then the later layer. */
+static void policy_decides_a_new_path_like_an_existing_one(void **state)
+{
+	const char *dir = *state;
+	make_tree(dir);
+	static const struct test_rule rules[] = {COVER_CWD, R(RO, PRESET, "proj/*.cfg"),
+						 R(RW, PRESET, "proj/free.cfg"),
+						 R(EXCLUDE, CLI, "proj/*.key"), END_RULES};
+	_cleanup_run_ run;
+	const struct policy *p = resolve_ok(dir, rules, "proj", false, &run, 0);
+	static const struct {
+		const char *path;
+		bool named;
+		enum access_level level;
+	} cases[] = {
+	    {"proj/new.cfg", true, ACCESS_RO},	    {"proj/free.cfg", true, ACCESS_RW},
+	    {"proj/x.key", true, ACCESS_EXCLUDE},   {"proj/other", false, ACCESS_RW},
+	    {"proj/src/new.cfg", false, ACCESS_RW},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *path = unit_path(dir, cases[i].path);
+		const struct rule *rule = NULL;
+		bool named = policy_rule_for_new(p, path, &rule);
+		if (named != cases[i].named || (named && rule->level != cases[i].level))
+			unit_fail("case %zu (%s): named %d level %d", i, cases[i].path, named,
+				  named ? (int)rule->level : -1);
+	}
+}
+
 static void policy_rejects_rules_it_cannot_enforce(void **state)
 {
 	const char *dir = *state;
@@ -393,6 +453,8 @@ int main(void)
 	    unit_tmp_test(policy_downgrades_rw_to_ro_when_read_only),
 	    unit_tmp_test(policy_refuses_cwd_when_inside_excluded_path),
 	    unit_tmp_test(policy_skips_missing_paths_and_empty_globs),
+	    unit_tmp_test(policy_keeps_missing_paths_as_absent_entries),
+	    unit_tmp_test(policy_decides_a_new_path_like_an_existing_one),
 	    unit_tmp_test(policy_rejects_rules_it_cannot_enforce),
 	    unit_tmp_test(policy_follows_symlink_outside_writable_dirs_and_tightening_ones),
 	};

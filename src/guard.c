@@ -1,0 +1,611 @@
+/* This file guards protected paths that did not exist when the sandbox
+ * started (see guard.h). It runs on the host while the sandbox runs. It
+ * works on directory descriptors taken from a writable entry down, opens
+ * nothing through a symlink, and treats a symlink that appears on the way
+ * to a protected path as the intruder: it would redirect the host program.
+ *
+ * Every event in a watched directory re-checks every target: the set is
+ * small, and a check from the root down holds however the directories on
+ * the way were renamed, replaced or recreated in between. */
+#include "guard.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "git_index.h"
+#include "io.h"
+#include "path.h"
+#include "pattern.h"
+#include "strv.h"
+#include "xalloc.h"
+
+/* A path that keeps coming back is being fought over: stop the sandbox
+ * rather than leave the window open again and again. */
+#define GUARD_REPEAT_LIMIT 5
+#define GUARD_REPEAT_SECONDS 10
+
+/* An index larger than this is not read (its gitlinks stay unguarded). */
+#define GUARD_INDEX_MAX (256 << 20)
+
+#define WATCH_MASK                                                                                 \
+	(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF |     \
+	 IN_ONLYDIR)
+
+struct target_state {
+	int root_fd;
+	unsigned hits;
+	time_t window_start;
+};
+
+/* A repository whose gitlinks are guarded: see guard_watch_repository. */
+struct repository_watch {
+	char *toplevel;
+	char *index;
+	struct strv known; /* gitlinks seen so far */
+	struct stat last;  /* the index as last read */
+};
+
+struct watched {
+	dev_t dev;
+	ino_t ino;
+};
+
+struct guard {
+	struct guard_plan own; /* the plan's targets, and the ones added since */
+	const struct policy *policy;
+	struct target_state *state;
+	size_t state_alloc;
+	struct repository_watch *repos;
+	size_t repos_len;
+	struct rule **rules; /* made up for gitlinks */
+	size_t rules_len;
+	struct watched *watched; /* directories with a watch */
+	size_t watched_len;
+	int inotify_fd;
+	char *quarantine_base;
+	char *quarantine_dir;
+	char *session;
+	int quarantine_fd;
+	unsigned serial;
+	struct guard_event *events;
+	size_t events_len;
+	char *stop_reason;
+	guard_report_fn report;
+	void *ctx;
+};
+
+static bool is_guarded_level(enum access_level level)
+{
+	return level == ACCESS_RO || level == ACCESS_EXCLUDE;
+}
+
+/* The writable entry a new path under dir would be created in, or NULL. */
+static const struct access_entry *writable_root(const struct policy *p, const char *dir)
+{
+	const struct access_entry *e = policy_entry_for(p, dir);
+	return e && e->level == ACCESS_RW ? e : NULL;
+}
+
+static const char *below(const char *path, const char *root)
+{
+	if (!strcmp(root, "/"))
+		return path + 1;
+	return path[strlen(root)] == '/' ? path + strlen(root) + 1 : path + strlen(root);
+}
+
+/* Returns false when there is nothing to add. */
+static bool add_target(struct guard_plan *plan, const char *root, const char *rest, bool glob,
+		       const struct rule *rule)
+{
+	if (!*rest)
+		return false; /* the root itself exists: it is the mount */
+	for (size_t i = 0; i < plan->len; i++)
+		if (!strcmp(plan->targets[i].root, root) && !strcmp(plan->targets[i].rest, rest))
+			return false; /* several rules name it; one check is enough */
+	plan->targets = xreallocarray(plan->targets, plan->len + 1, sizeof(*plan->targets));
+	plan->targets[plan->len++] = (struct guard_target){
+	    .root = xstrdup(root),
+	    .rest = xstrdup(rest),
+	    .glob = glob,
+	    .display = xasprintf("%s/%s", strcmp(root, "/") ? root : "", rest),
+	    .rule = rule,
+	};
+	return true;
+}
+
+static void list_matches(const char *dir, const char *segment, struct guard_target *t)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!pattern_match_segment(segment, de->d_name))
+			continue;
+		t->present = xreallocarray(t->present, t->present_len + 1, sizeof(char *));
+		t->present[t->present_len++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+}
+
+static char *parent_of(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	slash[slash == dir ? 1 : 0] = '\0';
+	return dir;
+}
+
+void guard_plan_build(const struct policy *p, struct guard_plan *out)
+{
+	*out = (struct guard_plan){0};
+	for (size_t i = 0; i < p->absent_len; i++) {
+		const struct absent_entry *a = &p->absent[i];
+		if (!is_guarded_level(a->level))
+			continue;
+		_cleanup_free_ char *dir = parent_of(a->path);
+		const struct access_entry *root = writable_root(p, dir);
+		if (root)
+			add_target(out, root->path, below(a->path, root->path), false, a->rule);
+	}
+	for (size_t i = 0; i < p->globs_len; i++) {
+		const struct glob_watch *g = &p->globs[i];
+		if (!is_guarded_level(g->rule->level))
+			continue;
+		const struct access_entry *root = writable_root(p, g->dir);
+		if (!root)
+			continue;
+		const char *dir_rest = below(g->dir, root->path);
+		_cleanup_free_ char *rest =
+		    *dir_rest ? xasprintf("%s/%s", dir_rest, g->segment) : xstrdup(g->segment);
+		if (add_target(out, root->path, rest, true, g->rule))
+			list_matches(g->dir, g->segment, &out->targets[out->len - 1]);
+	}
+}
+
+void guard_plan_release(struct guard_plan *plan)
+{
+	for (size_t i = 0; i < plan->len; i++) {
+		struct guard_target *t = &plan->targets[i];
+		free(t->root);
+		free(t->rest);
+		free(t->display);
+		for (size_t k = 0; k < t->present_len; k++)
+			free(t->present[k]);
+		free(t->present);
+	}
+	free(plan->targets);
+	*plan = (struct guard_plan){0};
+}
+
+static void watch(struct guard *g, int dir_fd)
+{
+	/* Most targets share their directories: one watch each. */
+	struct stat st;
+	if (fstat(dir_fd, &st) == 0) {
+		for (size_t i = 0; i < g->watched_len; i++)
+			if (g->watched[i].dev == st.st_dev && g->watched[i].ino == st.st_ino)
+				return;
+		g->watched = xreallocarray(g->watched, g->watched_len + 1, sizeof(*g->watched));
+		g->watched[g->watched_len++] = (struct watched){st.st_dev, st.st_ino};
+	}
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dir_fd);
+	/* A directory that cannot be watched (the per-user limit) is still
+	 * checked at every other event and at the end. */
+	(void)inotify_add_watch(g->inotify_fd, proc, WATCH_MASK);
+}
+
+static int open_quarantine(struct guard *g, struct error *err)
+{
+	if (g->quarantine_fd >= 0)
+		return 0;
+	if (!g->quarantine_base)
+		return error_set(err, EXIT_SETUP, "no quarantine directory (no state directory)");
+	if (mkdir(g->quarantine_base, 0700) < 0 && errno != EEXIST)
+		return error_errno(err, EXIT_SETUP, errno, "creating %s", g->quarantine_base);
+	_cleanup_close_ int base =
+	    open(g->quarantine_base, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (base < 0)
+		return error_errno(err, EXIT_SETUP, errno, "opening %s", g->quarantine_base);
+	if (mkdirat(base, g->session, 0700) < 0 && errno != EEXIST)
+		return error_errno(err, EXIT_SETUP, errno, "creating %s/%s", g->quarantine_base,
+				   g->session);
+	g->quarantine_fd = openat(base, g->session, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (g->quarantine_fd < 0)
+		return error_errno(err, EXIT_SETUP, errno, "opening %s/%s", g->quarantine_base,
+				   g->session);
+	g->quarantine_dir = xasprintf("%s/%s", g->quarantine_base, g->session);
+	return 0;
+}
+
+/* "3-home_u_proj_.vscode_tasks.json": unique, and says where it came from. */
+static char *quarantine_name(struct guard *g, const char *path)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%u-", ++g->serial);
+	for (const char *p = path + (path[0] == '/'); *p && sb.len < 200; p++)
+		strbuf_addch(&sb, *p == '/' ? '_' : *p);
+	return strbuf_detach(&sb);
+}
+
+static void record(struct guard *g, const char *path, char *moved_to, const struct guard_target *t,
+		   bool on_the_way, char *error)
+{
+	g->events = xreallocarray(g->events, g->events_len + 1, sizeof(*g->events));
+	struct guard_event *e = &g->events[g->events_len++];
+	*e = (struct guard_event){
+	    .path = xstrdup(path),
+	    .moved_to = moved_to,
+	    .rule = t->rule,
+	    .symlink_to = on_the_way ? t->display : NULL,
+	    .error = error,
+	};
+	if (g->report)
+		g->report(g->ctx, e);
+}
+
+static void stop(struct guard *g, char *reason)
+{
+	if (!g->stop_reason)
+		g->stop_reason = reason;
+	else
+		free(reason);
+}
+
+/* Moves dir_fd/name out of the project. The quarantine lies outside every
+ * project; when it is on another filesystem the name is moved aside in
+ * place instead, to one no host program looks for. */
+static void quarantine(struct guard *g, size_t index, int dir_fd, const char *name,
+		       const char *path, bool on_the_way)
+{
+	const struct guard_target *t = &g->own.targets[index];
+	struct target_state *st = &g->state[index];
+	time_t now = time(NULL);
+	if (now - st->window_start > GUARD_REPEAT_SECONDS) {
+		st->window_start = now;
+		st->hits = 0;
+	}
+	if (++st->hits > GUARD_REPEAT_LIMIT)
+		stop(g, xasprintf("%s appeared again and again (%u times within %d seconds); the "
+				  "sandbox was stopped",
+				  path, st->hits, GUARD_REPEAT_SECONDS));
+
+	_cleanup_error_ struct error err = ERROR_INIT;
+	_cleanup_free_ char *qname = quarantine_name(g, path);
+	if (open_quarantine(g, &err) == 0 &&
+	    renameat2(dir_fd, name, g->quarantine_fd, qname, RENAME_NOREPLACE) == 0) {
+		record(g, path, xasprintf("%s/%s", g->quarantine_dir, qname), t, on_the_way, NULL);
+		return;
+	}
+	if (err.msg == NULL && errno == ENOENT)
+		return; /* gone already */
+	_cleanup_free_ char *aside =
+	    xasprintf(".agent-sandbox-quarantined-%s-%s", g->session, qname);
+	if (renameat2(dir_fd, name, dir_fd, aside, RENAME_NOREPLACE) == 0) {
+		_cleanup_free_ char *dir = parent_of(path);
+		record(g, path, xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", aside), t,
+		       on_the_way, NULL);
+		return;
+	}
+	if (errno == ENOENT)
+		return;
+	char *why = xasprintf("cannot move it aside: %s", strerror(errno));
+	record(g, path, NULL, t, on_the_way, xstrdup(why));
+	stop(g, xasprintf("%s appeared and %s; the sandbox was stopped", path, why));
+	free(why);
+}
+
+static bool was_present(const struct guard_target *t, const char *name)
+{
+	for (size_t i = 0; i < t->present_len; i++)
+		if (!strcmp(t->present[i], name))
+			return true;
+	return false;
+}
+
+static void check_glob(struct guard *g, size_t index, int dir_fd, const char *dir_path,
+		       const char *segment)
+{
+	const struct guard_target *t = &g->own.targets[index];
+	int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	_cleanup_strv_ struct strv found = STRV_INIT;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    pattern_match_segment(segment, de->d_name) && !was_present(t, de->d_name))
+			strv_push(&found, de->d_name);
+	closedir(d);
+	for (size_t i = 0; i < found.len; i++) {
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir_path, found.items[i]);
+		const struct rule *rule = NULL;
+		/* A more specific rule may give this very name back. */
+		if (policy_rule_for_new(g->policy, path, &rule) && !is_guarded_level(rule->level))
+			continue;
+		quarantine(g, index, dir_fd, found.items[i], path, false);
+	}
+}
+
+/* Walks from the root to the target, watching every directory on the way. */
+static void check_target(struct guard *g, size_t index)
+{
+	const struct guard_target *t = &g->own.targets[index];
+	int root = g->state[index].root_fd;
+	if (root < 0)
+		return;
+	_cleanup_strv_ struct strv parts = STRV_INIT;
+	for (const char *p = t->rest; *p;) {
+		const char *slash = strchrnul(p, '/');
+		if (slash > p)
+			strv_push_owned(&parts, xstrndup(p, (size_t)(slash - p)));
+		p = *slash ? slash + 1 : slash;
+	}
+	_cleanup_close_ int cur = fcntl(root, F_DUPFD_CLOEXEC, 3);
+	if (cur < 0)
+		return;
+	_cleanup_strbuf_ struct strbuf path = STRBUF_INIT;
+	strbuf_addstr(&path, strcmp(t->root, "/") ? t->root : "");
+	for (size_t i = 0; i < parts.len; i++) {
+		const char *name = parts.items[i];
+		bool last = i + 1 == parts.len;
+		watch(g, cur);
+		if (last && t->glob) {
+			check_glob(g, index, cur, path.len ? path.buf : "/", name);
+			return;
+		}
+		strbuf_addf(&path, "/%s", name);
+		struct stat st;
+		if (fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return; /* not there: nothing to do until it appears */
+		if (last || S_ISLNK(st.st_mode)) {
+			/* The target itself, or a symlink in place of a
+			 * directory on its way, which would send the host
+			 * program elsewhere. */
+			quarantine(g, index, cur, name, path.buf, !last);
+			return;
+		}
+		if (!S_ISDIR(st.st_mode))
+			return; /* nothing can appear beneath a file */
+		int next = openat(cur, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			return;
+		close(cur);
+		cur = next;
+	}
+}
+
+static void check_repository(struct guard *g, struct repository_watch *rw, bool first);
+
+static void check_all(struct guard *g)
+{
+	for (size_t i = 0; i < g->repos_len; i++)
+		check_repository(g, &g->repos[i], false);
+	for (size_t i = 0; i < g->own.len; i++)
+		check_target(g, i);
+}
+
+/* Opens the root of a target added to g->own (and its state). The root is
+ * a mount point inside, so nothing there can move or replace it; a root
+ * that is gone on the host has nothing beneath it to guard. */
+static void adopt_last_target(struct guard *g)
+{
+	if (g->own.len > g->state_alloc) {
+		g->state_alloc = g->own.len * 2;
+		g->state = xreallocarray(g->state, g->state_alloc, sizeof(*g->state));
+	}
+	struct target_state *st = &g->state[g->own.len - 1];
+	*st = (struct target_state){
+	    .root_fd = open(g->own.targets[g->own.len - 1].root,
+			    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+	};
+}
+
+int guard_start(struct guard **out, const struct guard_plan *plan, const struct policy *policy,
+		const char *quarantine_base, const char *session, guard_report_fn report, void *ctx,
+		struct error *err)
+{
+	struct guard *g = xcalloc(1, sizeof(*g));
+	*g = (struct guard){
+	    .policy = policy,
+	    .quarantine_base = quarantine_base ? xstrdup(quarantine_base) : NULL,
+	    .session = xstrdup(session),
+	    .quarantine_fd = -1,
+	    .report = report,
+	    .ctx = ctx,
+	};
+	g->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (g->inotify_fd < 0) {
+		error_errno(err, EXIT_SETUP, errno, "creating an inotify instance for the guard");
+		guard_free(g);
+		return -1;
+	}
+	for (size_t i = 0; i < plan->len; i++) {
+		const struct guard_target *t = &plan->targets[i];
+		if (!add_target(&g->own, t->root, t->rest, t->glob, t->rule))
+			continue;
+		struct guard_target *copy = &g->own.targets[g->own.len - 1];
+		for (size_t k = 0; k < t->present_len; k++) {
+			copy->present =
+			    xreallocarray(copy->present, copy->present_len + 1, sizeof(char *));
+			copy->present[copy->present_len++] = xstrdup(t->present[k]);
+		}
+		adopt_last_target(g);
+	}
+	check_all(g);
+	*out = g;
+	return 0;
+}
+
+/* A rule of the guard's own, for a gitlink the policy could not know of. */
+static const struct rule *gitlink_rule(struct guard *g, const char *path)
+{
+	struct rule *r = xcalloc(1, sizeof(*r));
+	*r = (struct rule){
+	    .pattern = xstrdup(path),
+	    .level = ACCESS_RO,
+	    .layer = LAYER_BUILTIN,
+	    .origin = xstrdup("@git (a gitlink: git status runs git there)"),
+	};
+	g->rules = xreallocarray(g->rules, g->rules_len + 1, sizeof(*g->rules));
+	g->rules[g->rules_len++] = r;
+	return r;
+}
+
+/* Guards toplevel/P/.git for a gitlink P. When it is there already and
+ * came with a gitlink that is new, it is an intruder at once. */
+static void guard_gitlink(struct guard *g, struct repository_watch *rw, const char *link,
+			  bool is_new)
+{
+	_cleanup_free_ char *dotgit = xasprintf("%s/%s/.git", rw->toplevel, link);
+	_cleanup_free_ char *dir = xasprintf("%s/%s", rw->toplevel, link);
+	struct stat st;
+	bool present = lstat(dotgit, &st) == 0;
+	if (present && !is_new)
+		return; /* a checked-out submodule: its git directory is protected */
+	const struct access_entry *root = writable_root(g->policy, dir);
+	if (!root || !add_target(&g->own, root->path, below(dotgit, root->path), false,
+				 gitlink_rule(g, dotgit)))
+		return;
+	adopt_last_target(g);
+	check_target(g, g->own.len - 1);
+}
+
+/* Reads the index again when it changed, and guards its new gitlinks. */
+static void check_repository(struct guard *g, struct repository_watch *rw, bool first)
+{
+	struct stat st;
+	if (stat(rw->index, &st) < 0)
+		return;
+	if (!first && st.st_ino == rw->last.st_ino && st.st_size == rw->last.st_size &&
+	    st.st_mtim.tv_sec == rw->last.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == rw->last.st_mtim.tv_nsec)
+		return;
+	rw->last = st;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	_cleanup_strv_ struct strv links = STRV_INIT;
+	if (read_file(rw->index, GUARD_INDEX_MAX, &text, &len) < 0 ||
+	    git_index_gitlinks(text, len, &links) < 0)
+		return;
+	for (size_t i = 0; i < links.len; i++) {
+		if (strv_contains(&rw->known, links.items[i]))
+			continue;
+		strv_push(&rw->known, links.items[i]);
+		guard_gitlink(g, rw, links.items[i], !first);
+	}
+}
+
+void guard_watch_repository(struct guard *g, const char *toplevel, const char *index)
+{
+	g->repos = xreallocarray(g->repos, g->repos_len + 1, sizeof(*g->repos));
+	struct repository_watch *rw = &g->repos[g->repos_len++];
+	*rw = (struct repository_watch){
+	    .toplevel = xstrdup(toplevel),
+	    .index = xstrdup(index),
+	    .known = STRV_INIT,
+	};
+	/* git replaces the index by renaming a new one over it: watch its
+	 * directory. */
+	_cleanup_free_ char *dir = parent_of(index);
+	(void)inotify_add_watch(g->inotify_fd, dir, WATCH_MASK);
+	check_repository(g, rw, true);
+}
+
+int guard_fd(const struct guard *g)
+{
+	return g->inotify_fd;
+}
+
+int guard_dispatch(struct guard *g)
+{
+	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool any = false;
+	for (;;) {
+		ssize_t n = read(g->inotify_fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		any = true;
+	}
+	/* An overflowed queue reads like any other event: check everything. */
+	if (any)
+		check_all(g);
+	return g->stop_reason ? -1 : 0;
+}
+
+void guard_finish(struct guard *g)
+{
+	check_all(g);
+}
+
+const char *guard_stop_reason(const struct guard *g)
+{
+	return g->stop_reason;
+}
+
+size_t guard_events(const struct guard *g, const struct guard_event **events)
+{
+	*events = g->events;
+	return g->events_len;
+}
+
+const char *guard_quarantine_dir(const struct guard *g)
+{
+	return g->quarantine_dir;
+}
+
+void guard_free(struct guard *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; g->state && i < g->own.len; i++)
+		if (g->state[i].root_fd >= 0)
+			close(g->state[i].root_fd);
+	free(g->state);
+	free(g->watched);
+	guard_plan_release(&g->own);
+	for (size_t i = 0; i < g->repos_len; i++) {
+		free(g->repos[i].toplevel);
+		free(g->repos[i].index);
+		strv_release(&g->repos[i].known);
+	}
+	free(g->repos);
+	for (size_t i = 0; i < g->rules_len; i++) {
+		free(g->rules[i]->pattern);
+		free(g->rules[i]->origin);
+		free(g->rules[i]);
+	}
+	free(g->rules);
+	if (g->inotify_fd >= 0)
+		close(g->inotify_fd);
+	if (g->quarantine_fd >= 0)
+		close(g->quarantine_fd);
+	for (size_t i = 0; i < g->events_len; i++) {
+		free(g->events[i].path);
+		free(g->events[i].moved_to);
+		free(g->events[i].error);
+	}
+	free(g->events);
+	free(g->quarantine_base);
+	free(g->quarantine_dir);
+	free(g->session);
+	free(g->stop_reason);
+	free(g);
+}

@@ -1,0 +1,91 @@
+/* The guard: what the mounts cannot hold. A read-only or excluded path that
+ * does not exist when the sandbox starts, in a directory the sandbox may
+ * write, cannot be mounted over (bwrap would create it on the host), yet a
+ * host program would read or run whatever appears there: a git hook or
+ * commondir, .vscode/tasks.json, .mcp.json. The host side watches the
+ * directories on the way and moves such a path, the moment it appears, into
+ * a quarantine directory outside the project. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "policy.h"
+#include "strbuf.h"
+
+/* One path the guard holds: where it would appear, and the rule behind it. */
+struct guard_target {
+	char *root;    /* a writable entry: a mount point inside, never moved */
+	char *rest;    /* the components below root; the last may be a glob */
+	bool glob;     /* the last component is a glob */
+	char *display; /* root/rest, as the user reads it */
+	const struct rule *rule;
+	char **present; /* glob: matching names that existed at start */
+	size_t present_len;
+};
+
+struct guard_plan {
+	struct guard_target *targets;
+	size_t len;
+};
+
+/* Which absent entries and globs of the policy need the guard: those with
+ * level ro or exclude whose directory lies under a writable entry. Reads
+ * the filesystem only to list what a glob matches at start. */
+void guard_plan_build(const struct policy *p, struct guard_plan *out);
+void guard_plan_release(struct guard_plan *plan);
+
+static inline void cleanup_guard_planp(struct guard_plan *plan)
+{
+	guard_plan_release(plan);
+}
+#define _cleanup_guard_plan_ __attribute__((cleanup(cleanup_guard_planp)))
+
+/* Something that appeared where a target is, and where it went. */
+struct guard_event {
+	char *path;	/* where it appeared */
+	char *moved_to; /* its path now, or NULL when it could not be moved */
+	const struct rule *rule;
+	/* A symlink that appeared in place of a directory on the way to this
+	 * protected path, or NULL when the path itself appeared. */
+	const char *symlink_to;
+	char *error; /* why it could not be moved, or NULL */
+};
+
+typedef void (*guard_report_fn)(void *ctx, const struct guard_event *event);
+
+struct guard;
+
+/* Opens the roots, sets up the watches and checks every target once. The
+ * quarantine directory (a private directory outside every project) is
+ * created on first use, under quarantine_base/<session>. */
+int guard_start(struct guard **out, const struct guard_plan *plan, const struct policy *policy,
+		const char *quarantine_base, const char *session, guard_report_fn report, void *ctx,
+		struct error *err);
+
+/* Guards the gitlinks of the repository whose work tree is toplevel and
+ * whose index is index: `git status` there runs git in every gitlink that
+ * holds a .git, with the configuration found there. A .git that appears
+ * at a gitlink not checked out at start, or together with a gitlink the
+ * index did not have, is moved aside. */
+void guard_watch_repository(struct guard *g, const char *toplevel, const char *index);
+
+/* The inotify descriptor to wait on. */
+int guard_fd(const struct guard *g);
+
+/* Reads the pending events and checks every target again. Returns -1 when
+ * the sandbox must stop (a path kept coming back, or could not be moved);
+ * guard_stop_reason says why. */
+int guard_dispatch(struct guard *g);
+
+/* A last check after the sandbox is gone. */
+void guard_finish(struct guard *g);
+
+const char *guard_stop_reason(const struct guard *g);
+
+/* What was quarantined, for the summary at the end of the session. */
+size_t guard_events(const struct guard *g, const struct guard_event **events);
+const char *guard_quarantine_dir(const struct guard *g);
+
+void guard_free(struct guard *g);

@@ -1,0 +1,193 @@
+#!/bin/sh
+# Escape attempts against protected paths that do not exist when the
+# sandbox starts. The mounts cannot hold them (bwrap would create the path
+# on the host), so the guard moves whatever appears there into quarantine.
+# Each attempt plays the agent inside and checks from outside that the
+# host never keeps what it wrote:
+#
+#   creating the file, renaming it into place, moving a whole directory
+#   holding it into place, a symlink in place of a directory on the way,
+#   a new name matching a protected glob, a path re-created in a loop,
+#   a repository without .git/hooks gaining a hook
+#
+# and that the guard leaves alone what the policy lets the sandbox write.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib"
+
+quarantine_root()
+{
+	echo "$HOME/.local/state/agent-sandbox/quarantine"
+}
+
+# Fails unless exactly one file in the quarantine holds $1.
+expect_quarantined_content()
+{
+	found=$(grep -rlx -- "$1" "$(quarantine_root)" 2>/dev/null | wc -l)
+	[ "$found" -ge 1 ] || fail "nothing in the quarantine holds '$1'"
+}
+
+test_protected_file_created_inside_is_moved_to_quarantine()
+{
+	sbx --ro .vscode/tasks.json sh -c 'mkdir .vscode && echo planted-task >.vscode/tasks.json'
+	expect_status 0
+	expect_no_file "$T/work/.vscode/tasks.json"
+	expect_quarantined_content planted-task
+	expect_err_contains ".vscode/tasks.json (ro by --ro) -> $(quarantine_root)/"
+}
+
+test_protected_file_renamed_into_place_is_moved()
+{
+	mkdir .vscode
+	sbx --ro .vscode/tasks.json sh -c 'echo renamed-task >staged && mv staged .vscode/tasks.json'
+	expect_status 0
+	expect_no_file "$T/work/.vscode/tasks.json"
+	expect_quarantined_content renamed-task
+}
+
+test_directory_holding_a_protected_file_moved_into_place_is_caught()
+{
+	sbx --ro .vscode/tasks.json sh -c 'mkdir stage && echo staged-task >stage/tasks.json &&
+		mv stage .vscode'
+	expect_status 0
+	expect_no_file "$T/work/.vscode/tasks.json"
+	expect_quarantined_content staged-task
+}
+
+test_symlink_in_place_of_a_directory_on_the_way_is_moved()
+{
+	sbx --ro .vscode/tasks.json sh -c 'mkdir elsewhere && echo linked-task >elsewhere/tasks.json &&
+		ln -s elsewhere .vscode'
+	expect_status 0
+	[ -L "$T/work/.vscode" ] && fail "the symlink .vscode is still there"
+	expect_no_file "$T/work/.vscode/tasks.json"
+	expect_err_contains "a symlink on the way to $T/work/.vscode/tasks.json"
+}
+
+test_new_name_matching_a_protected_glob_is_moved_and_old_ones_stay()
+{
+	echo original >hook-a.sh
+	sbx --ro 'hook-*.sh' sh -c 'echo new-hook >hook-b.sh; echo changed >hook-a.sh 2>/dev/null; true'
+	expect_status 0
+	expect_content "$T/work/hook-a.sh" original
+	expect_no_file "$T/work/hook-b.sh"
+	expect_quarantined_content new-hook
+}
+
+test_the_summary_escapes_a_hostile_name()
+{
+	sbx --ro 'hook-*' sh -c 'echo x >"hook-$(printf "\033[2J\033[1A")forged"'
+	expect_status 0
+	grep -q "$(printf '\033')" "$T/err" && fail "a raw ESC reached stderr"
+	expect_err_contains 'hook-\e[2J\e[1Aforged'
+}
+
+test_a_more_specific_rw_rule_keeps_what_it_allows()
+{
+	sbx --ro '.vscode/*.json' --rw .vscode/extensions.json sh -c 'mkdir .vscode &&
+		echo allowed >.vscode/extensions.json && echo refused >.vscode/launch.json'
+	expect_status 0
+	expect_content "$T/work/.vscode/extensions.json" allowed
+	expect_no_file "$T/work/.vscode/launch.json"
+}
+
+test_a_path_that_keeps_coming_back_stops_the_sandbox()
+{
+	sbx --ro .envrc sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		echo "export PWN=$i" >.envrc; sleep 0.05; done; echo survived'
+	expect_status 1
+	expect_err_contains "appeared again and again"
+	expect_out_lacks survived
+	expect_no_file "$T/work/.envrc"
+}
+
+test_what_appears_is_gone_within_moments_inside_too()
+{
+	sbx --ro .mcp.json sh -c 'echo "{}" >.mcp.json; i=0
+		while [ -e .mcp.json ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i + 1)); done
+		[ -e .mcp.json ] && echo still-there; true'
+	expect_status 0
+	expect_out_lacks still-there
+}
+
+test_quarantine_reaches_the_audit_log()
+{
+	sbx --ro .envrc sh -c 'echo "export PWN=1" >.envrc'
+	expect_status 0
+	sbx log --blocked
+	expect_status 0
+	expect_out_contains "$T/work/.envrc moved to $(quarantine_root)/"
+}
+
+test_the_quarantine_is_hidden_inside()
+{
+	sbx --ro .envrc sh -c 'echo first >.envrc'
+	expect_status 0
+	sbx --ro .envrc sh -c "ls -A '$(quarantine_root)' 2>/dev/null; cat '$(quarantine_root)'/*/* 2>/dev/null; true"
+	expect_status 0
+	expect_out ""
+}
+
+test_nothing_is_left_on_the_host_when_nothing_appears()
+{
+	mkdir -p "$HOME/.local/state/agent-sandbox"
+	chmod 700 "$HOME/.local/state/agent-sandbox"
+	before=$(snapshot "$T/work"; snapshot "$HOME")
+	sbx --ro .vscode/tasks.json --ro '.eslintrc.*' --ro .envrc true
+	expect_status 0
+	after=$(snapshot "$T/work"; snapshot "$HOME")
+	# The audit log is the host's own record; everything else is as it was.
+	[ "$(echo "$before" | grep -v agent-sandbox/audit.jsonl)" = \
+		"$(echo "$after" | grep -v agent-sandbox/audit.jsonl)" ] ||
+		fail "the run left something behind"
+	[ -e "$(quarantine_root)" ] && fail "a quarantine directory was created for nothing"
+	true
+}
+
+test_a_hook_created_where_the_repository_has_no_hooks_does_not_run_on_the_host()
+{
+	make_guarded_project
+	rm -rf .git/hooks
+	# Built outside the hooks directory and moved in whole, so that the
+	# hook is complete the moment .git/hooks appears.
+	sbx sh -c 'mkdir stage &&
+		printf "#!/bin/sh\necho planted >%s/planted-hook-ran\n" "$HOME" >stage/pre-commit &&
+		chmod +x stage/pre-commit && mv stage .git/hooks; true'
+	expect_status 0
+	expect_no_file "$T/work/.git/hooks/pre-commit"
+	git commit -q --allow-empty -m outside || fail "the commit on the host failed"
+	expect_no_file "$HOME/planted-hook-ran"
+}
+
+# A repository with fsmonitor set to leave a mark on the host, built in
+# directory $1 by the real git (the agent would not use the guarded one).
+plant_repository()
+{
+	printf 'cd %s && /run/agent-sandbox/bin/git init -q && /run/agent-sandbox/bin/git -c user.name=a -c user.email=a@b commit -q --allow-empty -m planted && /run/agent-sandbox/bin/git config core.fsmonitor "touch %s/fsmonitor-ran; false"' \
+		"$1" "$HOME"
+}
+
+test_a_repository_planted_at_a_new_gitlink_does_not_run_on_the_host()
+{
+	make_guarded_project
+	sbx sh -c "mkdir sub && ( $(plant_repository sub) ) && /run/agent-sandbox/bin/git add sub 2>/dev/null; true"
+	expect_status 0
+	git status >/dev/null 2>&1
+	expect_no_file "$HOME/fsmonitor-ran"
+	expect_no_file "$T/work/sub/.git"
+	expect_err_contains "$T/work/sub/.git (ro by @git (a gitlink"
+}
+
+test_a_repository_planted_in_a_submodule_not_checked_out_does_not_run_on_the_host()
+{
+	make_guarded_project
+	git update-index --add --cacheinfo "160000,$(git rev-parse HEAD),libs/sub" &&
+		git -c core.hooksPath=/dev/null commit -qm "a submodule" || fail "setting up failed"
+	mkdir -p libs/sub
+	sbx sh -c "$(plant_repository libs/sub); true"
+	expect_status 0
+	git status >/dev/null 2>&1
+	expect_no_file "$HOME/fsmonitor-ran"
+	expect_no_file "$T/work/libs/sub/.git"
+}
+
+run_tests
