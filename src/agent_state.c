@@ -5,7 +5,13 @@
  * ~/.claude/.claude.json (and its lock ~/.claude/.claude.json.lock): a copy
  * of its own, in a directory it may write, that no host program reads.
  * The copy is seeded from the host's file once; nothing flows back.
- * This file never writes anything but that copy. */
+ *
+ * Sessions also keep scripts they source before each command (shell
+ * snapshots, hook env files) in directories of their own. Those are
+ * read-only inside; one that does not exist yet is made, empty, before the
+ * run, so that it is mounted read-only like the rest: otherwise the guard
+ * would take it away from a session starting on the host meanwhile.
+ * This file never writes anything but the copy and those directories. */
 #include "agent_state.h"
 
 #include <errno.h>
@@ -83,4 +89,39 @@ int agent_state_seed_claude(const char *home, struct error *err)
 			   ? 0
 			   : error_errno(err, EXIT_SETUP, errno, "linking %s/.claude.json", dir);
 	return 1;
+}
+
+/* Makes dir/name unless it exists in any form; a missing dir is left so. */
+static int make_dir_in(const char *dir, const char *name, struct error *err)
+{
+	_cleanup_close_ int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return errno == ENOENT ? 0 : error_errno(err, EXIT_SETUP, errno, "opening %s", dir);
+	if (mkdirat(dirfd, name, 0700) == 0)
+		return 1;
+	return errno == EEXIST ? 0 : error_errno(err, EXIT_SETUP, errno, "making %s/%s", dir, name);
+}
+
+int agent_state_make_sourced_dirs(const char *home, const char *claude_dir, struct error *err)
+{
+	_cleanup_free_ char *claude = xasprintf("%s/.claude", home);
+	_cleanup_free_ char *codex = xasprintf("%s/.codex", home);
+	const struct {
+		const char *dir;
+		const char *name;
+	} dirs[] = {
+	    {claude, "shell-snapshots"},     {claude, "session-env"},
+	    {claude_dir, "shell-snapshots"}, {claude_dir, "session-env"},
+	    {codex, "shell_snapshots"},
+	};
+	int made = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		if (!dirs[i].dir)
+			continue;
+		int r = make_dir_in(dirs[i].dir, dirs[i].name, err);
+		if (r < 0)
+			return -1;
+		made += r;
+	}
+	return made;
 }

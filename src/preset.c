@@ -105,21 +105,25 @@ static const char *const cache_code[] = {
     /* pre-commit's hook repositories and their environments: it runs them
      * at every commit, in every repository that uses it. */
     "~/.cache/pre-commit",
-    /* powerlevel10k's instant prompt and dump (p10k-instant-prompt-*.zsh,
-     * p10k-dump-*.zsh) are sourced by zsh at start; p10k-$USER holds state
-     * it sources too; gitstatus is the daemon binary the prompt runs. */
-    "~/.cache/p10k-*",
+    /* powerlevel10k's instant prompt and its state dump are sourced by
+     * every zsh at start, compiled (.zwc) or not. The names are exact
+     * enough to leave alone the .tmp.PID files p10k writes them through. */
+    "~/.cache/p10k-instant-prompt-*.zsh",
+    "~/.cache/p10k-instant-prompt-*.zsh.zwc",
+    "~/.cache/p10k-dump-*.zsh",
+    "~/.cache/p10k-dump-*.zsh.zwc",
+    /* gitstatusd, the daemon binary the p10k prompt downloads here and
+     * runs. */
     "~/.cache/gitstatus",
-    /* zsh plugin managers and completion dumps kept here are sourced by
-     * every zsh: antidote clones plugins into ~/.cache/antidote; prezto and
-     * many setups write compinit's zcompdump under ~/.cache (the .zwc
-     * beside it is compiled zsh code); oh-my-zsh's completions when
+    /* zsh plugins and completion dumps kept here are sourced by every
+     * zsh: antidote clones plugins into ~/.cache/antidote; prezto writes
+     * compinit's zcompdump (and its compiled .zwc) to ~/.cache/prezto,
+     * other setups to ~/.cache/zsh; oh-my-zsh its completions when
      * ZSH_CACHE_DIR points here. */
     "~/.cache/antidote",
     "~/.cache/zsh",
     "~/.cache/prezto",
     "~/.cache/oh-my-zsh",
-    "~/.cache/*zcompdump*",
     /* fish autoloads the completions fish_update_completions generates. */
     "~/.cache/fish",
     /* Neovim's vim.loader keeps byte-compiled Lua here and loads it in

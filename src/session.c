@@ -191,14 +191,38 @@ static void point_claude_at_its_copy(struct session *s, char *const *envp, const
 		   entry);
 }
 
-/* Only a real run writes the copy; policy and --dry-run leave the host as
- * it is. A copy that cannot be made costs Claude Code its onboarding
- * state, not the run. */
+/* Only a real run writes on the host; policy and --dry-run leave it as
+ * it is. What cannot be made costs a session its shell snapshots or
+ * Claude Code its onboarding state, not the run. */
+static bool writes_agent_state(const struct session *s, const struct cli *cli)
+{
+	return (s->presets & preset_lookup("@agents")) && s->home && cli->verb == VERB_RUN &&
+	       !cli->dry_run && !inside_sandbox() && !s->cfg.read_only.value;
+}
+
+/* Before the policy: the directories made here are then mounted read-only
+ * like any other. */
+static void make_sourced_dirs(const struct session *s, const struct cli *cli,
+			      const struct debug *dbg)
+{
+	if (!writes_agent_state(s, cli))
+		return;
+	_cleanup_error_ struct error derr = ERROR_INIT;
+	int made = agent_state_make_sourced_dirs(s->home, s->claude_config_dir, &derr);
+	if (made < 0)
+		debug_line(dbg, "agents: %s", derr.msg);
+	else if (made > 0)
+		debug_line(dbg,
+			   "agents: made %d empty director%s for shell snapshots and hook env "
+			   "files, to be mounted read-only",
+			   made, made == 1 ? "y" : "ies");
+}
+
+/* Last, once the run is sure to start. */
 static void seed_claude_config(const struct session *s, const struct cli *cli,
 			       const struct debug *dbg)
 {
-	if (!s->seed_claude || cli->verb != VERB_RUN || cli->dry_run || inside_sandbox() ||
-	    s->cfg.read_only.value)
+	if (!s->seed_claude || !writes_agent_state(s, cli))
 		return;
 	_cleanup_error_ struct error serr = ERROR_INIT;
 	int r = agent_state_seed_claude(s->home, &serr);
@@ -440,6 +464,7 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 		return -1;
 	secrets_add_rules(&s->secrets, &s->rules);
 	report_secrets_debug(dbg, &s->secrets);
+	make_sourced_dirs(s, cli, dbg);
 
 	struct policy_input in = {
 	    .rules = &s->rules,

@@ -233,6 +233,47 @@ test_a_nested_run_keeps_the_protections_and_claude_codes_copy()
 	expect_content .vscode/tasks.json "original .vscode/tasks.json"
 }
 
+test_dirs_that_sessions_source_from_are_made_and_read_only()
+{
+	mkdir -p "$HOME/.claude" "$HOME/.codex"
+	sbx policy
+	expect_status 0
+	expect_no_file "$HOME/.claude/shell-snapshots"
+	# A Claude Code session on the host sources its snapshot before each
+	# command; the agent must not be able to write one, nor plant the
+	# directory as a link to a place it can write.
+	sbx sh -c 'cd "$HOME"
+		for d in .claude/shell-snapshots .claude/session-env .codex/shell_snapshots; do
+			echo evil 2>/dev/null >"$d/snapshot-bash-1-x.sh" && echo "wrote into $d"
+			mkdir "$d/s1" 2>/dev/null && echo "made a directory in $d"
+			rmdir "$d" 2>/dev/null && echo "removed $d"
+			mv "$d" "$d.away" 2>/dev/null && echo "renamed $d"
+			ln -s "$HOME/.claude/projects" "$d" 2>/dev/null && echo "linked $d"
+		done; true'
+	expect_status 0
+	expect_out ""
+	for d in .claude/shell-snapshots .claude/session-env .codex/shell_snapshots; do
+		[ -d "$HOME/$d" ] && [ ! -L "$HOME/$d" ] || fail "$d is not a directory"
+		[ -z "$(ls -A "$HOME/$d")" ] || fail "$d is not empty: $(ls -A "$HOME/$d")"
+	done
+}
+
+test_host_programs_writing_beside_protected_cache_files_are_left_alone()
+{
+	mkdir -p "$HOME/.cache"
+	echo 'prompt' >"$HOME/.cache/p10k-instant-prompt-user.zsh"
+	# p10k rewrites its instant prompt through NAME.tmp.PID on the host,
+	# in any shell started while a sandbox runs (held here for a second,
+	# so that a guard taking it would surely win).
+	(sleep 1 && echo new >"$HOME/.cache/p10k-instant-prompt-user.zsh.tmp.42" && sleep 1 &&
+		mv "$HOME/.cache/p10k-instant-prompt-user.zsh.tmp.42" \
+			"$HOME/.cache/p10k-instant-prompt-user.zsh") &
+	sbx sh -c 'sleep 4'
+	wait
+	expect_status 0
+	expect_content "$HOME/.cache/p10k-instant-prompt-user.zsh" new
+}
+
 test_users_claude_config_dir_gets_the_same_protection()
 {
 	mkdir -p "$HOME/alt/commands"
@@ -255,7 +296,7 @@ test_users_claude_config_dir_gets_the_same_protection()
 home_listing()
 {
 	(cd "$HOME" && find . -path ./.local -prune -o -printf '%p %y %s\n' | LC_ALL=C sort &&
-		cat .cargo/env .cache/p10k-instant-prompt-user.zsh)
+		cat .cargo/env .cache/p10k-instant-prompt-user.zsh .cache/zsh/zcompdump-5.9)
 }
 
 test_cache_data_stays_writable_and_bin_env_and_sourced_files_do_not()
@@ -268,7 +309,8 @@ test_cache_data_stays_writable_and_bin_env_and_sourced_files_do_not()
 	echo 'export PATH=$HOME/.cargo/bin:$PATH' >"$HOME/.cargo/env"
 	echo '[build]' >"$HOME/.cargo/config.toml"
 	echo 'source p10k' >"$HOME/.cache/p10k-instant-prompt-user.zsh"
-	echo 'compinit dump' >"$HOME/.cache/.zcompdump-host-5.9"
+	mkdir -p "$HOME/.cache/zsh"
+	echo 'compinit dump' >"$HOME/.cache/zsh/zcompdump-5.9"
 	mkdir -p "$HOME/.local/state/agent-sandbox"
 	before=$(home_listing)
 	sbx sh -c 'cd "$HOME"
@@ -280,7 +322,7 @@ test_cache_data_stays_writable_and_bin_env_and_sourced_files_do_not()
 			echo evil 2>/dev/null >"$d/planted" && echo "wrote into $d"
 		done
 		for f in .cargo/env .cargo/config.toml .cache/p10k-instant-prompt-user.zsh \
-			.cache/.zcompdump-host-5.9; do
+			.cache/zsh/zcompdump-5.9; do
 			echo evil 2>/dev/null >"$f" && echo "wrote $f"
 			mv "$f" "$f.away" 2>/dev/null && echo "renamed $f"
 		done; true'

@@ -119,7 +119,7 @@ static void caches_grant_data_and_keep_bin_env_and_npx_closed(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(data); i++)
 		expect_level(&rules, data[i], ACCESS_RW);
 	expect_level(&rules, "~/.cache/pre-commit", ACCESS_RO);
-	expect_level(&rules, "~/.cache/p10k-*", ACCESS_RO);
+	expect_level(&rules, "~/.cache/p10k-instant-prompt-*.zsh", ACCESS_RO);
 }
 
 static void agents_keep_config_read_only_and_claude_copy_writable(void **state)
