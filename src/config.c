@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -614,7 +615,14 @@ int config_load_text(struct config *cfg, const char *name, const char *text, siz
 
 int config_read_file(const char *path, char **text, size_t *len, struct error *err)
 {
-	int r = read_file(path, CONFIG_MAX_BYTES, text, len);
+	_cleanup_close_ int fd = -1;
+	return config_read_file_fd(path, &fd, text, len, err);
+}
+
+int config_read_file_fd(const char *path, int *fd, char **text, size_t *len, struct error *err)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int r = *fd < 0 ? -errno : read_fd(*fd, CONFIG_MAX_BYTES, text, len);
 	if (r == -EFBIG)
 		return error_set(err, EXIT_USAGE, "loading config from %s: larger than %d bytes",
 				 path, CONFIG_MAX_BYTES);

@@ -78,6 +78,10 @@ int config_find(const char *dir, const char *stem, char **found, struct error *e
 /* Reads a config file's text (at most 1 MiB), with errors that name it. The
  * trust rule hashes the same bytes that config_load_text then loads. */
 int config_read_file(const char *path, char **text, size_t *len, struct error *err);
+/* The same, leaving the file open in *fd (the caller closes it, also on
+ * error): the trust rule tells the file apart by it from one with the same
+ * bytes. */
+int config_read_file_fd(const char *path, int *fd, char **text, size_t *len, struct error *err);
 
 /* Loads one file into cfg at the given layer (LAYER_GLOBAL or
  * LAYER_PROJECT). Errors name the file, line and column. */

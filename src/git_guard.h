@@ -20,8 +20,17 @@ struct git_decision {
 	const char *work_tree;
 };
 
-/* argv holds git's arguments without "git" itself (argc of them). */
-void git_guard_classify(int argc, char *const *argv, char *const *envp, struct git_decision *d);
+/* The environment variables that choose which config files git reads
+ * (NULL-terminated). The sandbox records their values at start, where the
+ * agent cannot change them, so that the guard can tell when a command
+ * points git at a config of the agent's making. */
+extern const char *const git_guard_config_env[];
+
+/* argv holds git's arguments without "git" itself (argc of them), envp
+ * git's environment, start_env the git_guard_config_env variables as the
+ * sandbox started ("NAME=VALUE"; an unset one is absent). */
+void git_guard_classify(int argc, char *const *argv, char *const *envp, char *const *start_env,
+			struct git_decision *d);
 void git_decision_release(struct git_decision *d);
 
 static inline void cleanup_git_decisionp(struct git_decision *d)

@@ -38,6 +38,11 @@ int read_file(const char *path, size_t max, char **out, size_t *len)
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
+	return read_fd(fd, max, out, len);
+}
+
+int read_fd(int fd, size_t max, char **out, size_t *len)
+{
 	struct stat st;
 	if (fstat(fd, &st) < 0)
 		return -errno;

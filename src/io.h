@@ -12,3 +12,6 @@ int write_str(int fd, const char *s);
  * Returns 0, or -errno (-EFBIG when larger than max, -EINVAL when it is not
  * a regular file). Never blocks on a FIFO. */
 int read_file(const char *path, size_t max, char **out, size_t *len);
+
+/* The same for a file already open, read from its current offset. */
+int read_fd(int fd, size_t max, char **out, size_t *len);

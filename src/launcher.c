@@ -22,6 +22,7 @@
 #include "git_guard.h"
 #include "inside.h"
 #include "io.h"
+#include "path.h"
 #include "strbuf.h"
 #include "strv.h"
 #include "term_escape.h"
@@ -178,11 +179,28 @@ static bool works_in_temp_dir(const struct git_decision *d, char **envp)
 	}
 }
 
+/* The variables that choose git's config files, as the sandbox started:
+ * symlinks in a read-only directory (see wrapper_plan_render), which the
+ * agent can neither change nor remove. An unreadable one counts as unset,
+ * so that a value set now differs from it: the guard then refuses rather
+ * than trusts. */
+static void read_start_env(struct strv *out)
+{
+	for (const char *const *name = git_guard_config_env; *name; name++) {
+		_cleanup_free_ char *link = xasprintf(WRAPPER_START_ENV_DIR "/%s", *name);
+		_cleanup_free_ char *target = NULL;
+		if (path_read_link(link, &target) == 0 && target[0] == '=')
+			strv_pushf(out, "%s%s", *name, target);
+	}
+}
+
 static int run_git_guard(int argc, char **argv, char **envp, int err_fd, const char *name,
 			 const char *real)
 {
+	_cleanup_strv_ struct strv start_env = STRV_INIT;
+	read_start_env(&start_env);
 	_cleanup_git_decision_ struct git_decision d;
-	git_guard_classify(argc - 1, argv + 1, envp, &d);
+	git_guard_classify(argc - 1, argv + 1, envp, strv_array(&start_env), &d);
 	if (d.blocked && !works_in_temp_dir(&d, envp)) {
 		audit_report_blocked(name, argv, d.reason);
 		_cleanup_free_ char *shown = term_escape(name);

@@ -92,6 +92,21 @@ static int open_audit(const struct session *s, const char *empty_file, struct au
 	return audit_listen(a, runtime, err);
 }
 
+/* A withdrawn approval is news to the user: the next run of the same
+ * config needs `agent-sandbox trust` again. --debug has said it already,
+ * among the other trust lines. */
+static void note_withdrawn_approval(const struct session *s, const struct debug *dbg, int err_fd)
+{
+	if (dbg->enabled)
+		return;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	trust_describe_withdrawal(&s->trust, &sb);
+	if (sb.len) {
+		write_str(err_fd, "agent-sandbox: ");
+		write_all(err_fd, sb.buf, sb.len);
+	}
+}
+
 /* Inside a sandbox, command settings are not applied (the outer wrappers
  * stay); say so rather than skip what the user asked for in silence. */
 static void note_inherited_wrappers(const struct session *s, int err_fd)
@@ -279,6 +294,7 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	if (session_build(&s, cli, envp, dbg, err) < 0)
 		return -1;
 
+	note_withdrawn_approval(&s, dbg, err_fd);
 	note_inherited_wrappers(&s, err_fd);
 	if (s.nested) {
 		_cleanup_layers_ struct layers layers;

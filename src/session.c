@@ -103,10 +103,11 @@ static int load_layers(struct session *s, const struct cli *cli, const struct de
 	}
 	if (project) {
 		/* One read: the bytes that load are the bytes whose digest the
-		 * trust store is asked about. */
+		 * trust store is asked about, from the file it identifies. */
 		_cleanup_free_ char *text = NULL;
 		size_t len = 0;
-		if (config_read_file(project, &text, &len, err) < 0 ||
+		_cleanup_close_ int fd = -1;
+		if (config_read_file_fd(project, &fd, &text, &len, err) < 0 ||
 		    config_load_text(&s->cfg, project, text, len, LAYER_PROJECT, err) < 0)
 			return -1;
 		struct trust_input in = {
@@ -114,6 +115,7 @@ static int load_layers(struct session *s, const struct cli *cli, const struct de
 		    .file = project,
 		    .text = text,
 		    .len = len,
+		    .fd = fd,
 		    .cwd = s->cwd,
 		    .home = s->home,
 		};
@@ -234,11 +236,12 @@ static void seed_claude_config(const struct session *s, const struct cli *cli,
 }
 
 /* The audit log is the host's record of what the sandbox did: it is hidden
- * inside whether or not this run writes to it. Only a real run creates its
- * directory (policy and --dry-run leave the host untouched); inside a
- * sandbox the outer agent-sandbox already records the session. */
-static int add_audit_rules(struct session *s, const struct cli *cli, char *const *envp,
-			   struct error *err)
+ * inside whether or not this run writes to it (build_rules). Only a real
+ * run creates its directory (policy and --dry-run leave the host
+ * untouched); inside a sandbox the outer agent-sandbox already records the
+ * session. */
+static int prepare_audit(struct session *s, const struct cli *cli, char *const *envp,
+			 struct error *err)
 {
 	s->audit_dir = audit_dir(envp, s->home);
 	s->audit = s->cfg.audit.value && s->audit_dir && cli->verb == VERB_RUN && !cli->dry_run &&
@@ -256,11 +259,6 @@ static int add_audit_rules(struct session *s, const struct cli *cli, char *const
 	if (s->audit_dir && !s->audit && cli->verb == VERB_RUN && !cli->dry_run &&
 	    !inside_sandbox() && trust_store_prepare(s->audit_dir, err) < 0)
 		return -1;
-	if (s->audit_dir) {
-		_cleanup_free_ char *escaped = pattern_escape(s->audit_dir);
-		rule_list_add(&s->rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
-			      "audit log (written only from outside)");
-	}
 	return 0;
 }
 
@@ -280,8 +278,8 @@ static char *find_docker_socket(char *const *envp)
 	return xstrdup(path);
 }
 
-static void add_builtin_rules(const struct session *s, const struct config *cfg,
-			      struct rule_list *rules)
+static void add_docker_rule(const struct session *s, const struct config *cfg,
+			    struct rule_list *rules)
 {
 	if (!s->docker_socket)
 		return;
@@ -291,6 +289,36 @@ static void add_builtin_rules(const struct session *s, const struct config *cfg,
 	else
 		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
 			      "docker socket hidden (--docker exposes it)");
+}
+
+/* Every rule a run gets, from one config: built-in rules (the Docker
+ * socket, host service sockets, the audit log and trust store, secret
+ * files), presets, then the config layers. The real policy and the one the
+ * trust rule measures a project config against (the same config without
+ * it) both come from here, so that neither can miss a rule the other has. */
+static void build_rules(const struct session *s, const struct config *cfg, char *const *envp,
+			struct rule_list *rules)
+{
+	add_docker_rule(s, cfg, rules);
+	host_sockets_add_rules(envp, s->home, rules);
+	struct preset_context pctx = {
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .global_config_dir = s->global_dir,
+	    .config_files = &cfg->files,
+	    .claude_config_dir = s->claude_config_dir,
+	};
+	preset_expand(preset_select(&cfg->presets), &pctx, rules);
+	for (size_t i = 0; i < cfg->rules.len; i++) {
+		const struct rule *r = &cfg->rules.items[i];
+		rule_list_add(rules, r->pattern, r->level, r->layer, r->origin);
+	}
+	if (s->audit_dir) {
+		_cleanup_free_ char *escaped = pattern_escape(s->audit_dir);
+		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
+			      "audit log (written only from outside)");
+	}
+	secrets_add_rules(&s->secrets, rules);
 }
 
 static const char *setting_origin(const struct config_setting *s)
@@ -311,6 +339,7 @@ static int build_wrappers(struct session *s, char *const *envp, const struct deb
 	    .cwd = s->cwd,
 	    .home = s->home,
 	    .policy = &s->policy,
+	    .envp = strv_array(&s->env.envp),
 	    .nested = s->nested,
 	};
 	if (wrapper_plan_build(&in, &s->wrappers, err) < 0)
@@ -326,30 +355,15 @@ static const char *network_origin(const struct network_config *n)
 
 /* The policy this run would have without the project config, compared
  * entry by entry with the real one: that is where a symlink out of the
- * project, "rw" over a protected path or "ro" over a hidden one shows. */
-static void add_policy_loosenings(struct session *s, const struct cli *cli, struct config *base)
+ * project, "rw" over a protected path, "ro" over a hidden one or a host
+ * path shown in the private /tmp shows. The secret files are the ones the
+ * real run masks: what the project config unmasks is judged on its text. */
+static void add_policy_loosenings(struct session *s, const struct cli *cli, struct config *base,
+				  char *const *envp)
 {
 	apply_cli(base, cli);
 	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
-	add_builtin_rules(s, base, &rules);
-	struct preset_context pctx = {
-	    .cwd = s->cwd,
-	    .home = s->home,
-	    .global_config_dir = s->global_dir,
-	    .config_files = &base->files,
-	    .claude_config_dir = s->claude_config_dir,
-	};
-	preset_expand(preset_select(&base->presets), &pctx, &rules);
-	for (size_t i = 0; i < base->rules.len; i++) {
-		const struct rule *r = &base->rules.items[i];
-		rule_list_add(&rules, r->pattern, r->level, r->layer, r->origin);
-	}
-	if (s->audit_dir) {
-		_cleanup_free_ char *escaped = pattern_escape(s->audit_dir);
-		rule_list_add(&rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
-			      "audit log (written only from outside)");
-	}
-	secrets_add_rules(&s->secrets, &rules);
+	build_rules(s, base, envp, &rules);
 	struct policy_input in = {
 	    .rules = &rules,
 	    .cwd = s->cwd,
@@ -369,19 +383,27 @@ static void add_policy_loosenings(struct session *s, const struct cli *cli, stru
 }
 
 /* A project config that loosens runs only when its content was approved;
- * `policy` shows the verdict instead of stopping. */
+ * `policy` shows the verdict instead of stopping. A real run also withdraws
+ * an approval whose file changed, was replaced or is gone (`policy` and
+ * --dry-run only say it would), so that the same bytes written again later
+ * need a new approval. */
 static int check_trust(struct session *s, const struct cli *cli, struct config *base,
 		       char *const *envp, const struct debug *dbg, struct error *err)
 {
+	bool inside = inside_sandbox();
+	_cleanup_free_ char *store = trust_store_dir(envp, s->home);
 	if (!s->trust.file) {
 		s->trust.state = TRUST_NO_FILE;
-		return 0;
+		if (!cli->config_path && !inside)
+			trust_find_gone(&s->trust, s->cwd, store);
+	} else {
+		if (!inside)
+			add_policy_loosenings(s, cli, base, envp);
+		trust_decide(&s->trust, store, inside);
 	}
-	bool inside = inside_sandbox();
-	if (!inside)
-		add_policy_loosenings(s, cli, base);
-	_cleanup_free_ char *store = trust_store_dir(envp, s->home);
-	trust_decide(&s->trust, store, inside);
+	if (cli->verb == VERB_RUN && !cli->dry_run && !inside && store &&
+	    trust_withdraw(&s->trust, store, err) < 0)
+		return -1;
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	trust_describe(&s->trust, &sb);
 	for (char *line = sb.buf, *end; line && *line; line = end ? end + 1 : NULL) {
@@ -390,7 +412,8 @@ static int check_trust(struct session *s, const struct cli *cli, struct config *
 			*end = '\0';
 		debug_line(dbg, "%s", line);
 	}
-	bool refused = s->trust.state == TRUST_UNAPPROVED || s->trust.state == TRUST_CHANGED;
+	bool refused = s->trust.state == TRUST_UNAPPROVED || s->trust.state == TRUST_CHANGED ||
+		       s->trust.state == TRUST_REPLACED;
 	if (refused && cli->verb == VERB_RUN)
 		return trust_refuse(&s->trust, err);
 	return 0;
@@ -444,27 +467,13 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	}
 
 	s->docker_socket = find_docker_socket(envp);
-	add_builtin_rules(s, &s->cfg, &s->rules);
-	host_sockets_add_rules(envp, s->home, &s->rules);
-	struct preset_context pctx = {
-	    .cwd = s->cwd,
-	    .home = s->home,
-	    .global_config_dir = s->global_dir,
-	    .config_files = &s->cfg.files,
-	    .claude_config_dir = s->claude_config_dir,
-	};
-	preset_expand(s->presets, &pctx, &s->rules);
-	for (size_t i = 0; i < s->cfg.rules.len; i++) {
-		const struct rule *r = &s->cfg.rules.items[i];
-		rule_list_add(&s->rules, r->pattern, r->level, r->layer, r->origin);
-	}
-	if (add_audit_rules(s, cli, envp, err) < 0)
+	if (prepare_audit(s, cli, envp, err) < 0)
 		return -1;
 	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
 		return -1;
-	secrets_add_rules(&s->secrets, &s->rules);
 	report_secrets_debug(dbg, &s->secrets);
 	make_sourced_dirs(s, cli, dbg);
+	build_rules(s, &s->cfg, envp, &s->rules);
 
 	struct policy_input in = {
 	    .rules = &s->rules,

@@ -1,8 +1,10 @@
 /* This file decides whether a project config may apply without the user's
- * approval, and keeps the approvals: one file per approved config under
+ * approval, and keeps the approvals: one record per approved config under
  * $XDG_STATE_HOME/agent-sandbox/trusted, holding the SHA-256 of the exact
- * text. It never approves anything itself, and `trust` refuses to run inside
- * a sandbox, so only the user outside can approve. */
+ * text and the identity of the file it was read from. A run that finds the
+ * file changed, replaced or gone withdraws the record. It never approves
+ * anything itself, and `trust` refuses to run inside a sandbox, so only the
+ * user outside can approve. */
 #include "trust.h"
 
 #include <errno.h>
@@ -11,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +32,7 @@
 #include "xalloc.h"
 
 #define TRUST_RECORD_MAX 8192
+#define TRUST_RECORD_MAGIC "agent-sandbox trust record 2\n"
 
 struct assessor {
 	const struct trust_input *in;
@@ -372,6 +377,47 @@ static int key_for(const char *file, char **key, struct error *err)
 	return 0;
 }
 
+static int identify(int fd, const char *file, struct trust_identity *id, struct error *err)
+{
+	struct statx stx;
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BASIC_STATS | STATX_BTIME,
+		  &stx) < 0)
+		return error_errno(err, EXIT_SETUP, errno, "reading the identity of %s", file);
+	bool born = stx.stx_mask & STATX_BTIME;
+	int generation = 0;
+	if (ioctl(fd, FS_IOC_GETVERSION, &generation) < 0)
+		generation = 0;
+	*id = (struct trust_identity){
+	    .dev_major = stx.stx_dev_major,
+	    .dev_minor = stx.stx_dev_minor,
+	    .ino = stx.stx_ino,
+	    .generation = (unsigned)generation,
+	    .born = born,
+	    .sec = born ? stx.stx_btime.tv_sec : stx.stx_ctime.tv_sec,
+	    .nsec = born ? stx.stx_btime.tv_nsec : stx.stx_ctime.tv_nsec,
+	};
+	return 0;
+}
+
+static bool same_identity(const struct trust_identity *a, const struct trust_identity *b)
+{
+	return a->dev_major == b->dev_major && a->dev_minor == b->dev_minor && a->ino == b->ino &&
+	       a->generation == b->generation && a->born == b->born && a->sec == b->sec &&
+	       a->nsec == b->nsec;
+}
+
+/* A directory's project config has one approval, whichever of its two
+ * names it has: finding .agent-sandbox.jsonc where .agent-sandbox.json was
+ * approved is finding another file, and withdraws the approval. Any other
+ * file (named with --config) is a slot of its own. */
+static char *slot_of(const char *key_path)
+{
+	const char *name = strrchr(key_path, '/') + 1;
+	if (!strcmp(name, ".agent-sandbox.json") || !strcmp(name, ".agent-sandbox.jsonc"))
+		return xasprintf("%.*s.agent-sandbox.json*", (int)(name - key_path), key_path);
+	return xstrdup(key_path);
+}
+
 int trust_assess(const struct trust_input *in, struct trust_check *tc, struct error *err)
 {
 	*tc = (struct trust_check){
@@ -380,6 +426,8 @@ int trust_assess(const struct trust_input *in, struct trust_check *tc, struct er
 	sha256_hex(in->text, in->len, tc->digest);
 
 	if (key_for(in->file, &tc->key_path, err) < 0)
+		return -1;
+	if (identify(in->fd, in->file, &tc->identity, err) < 0)
 		return -1;
 
 	struct json_object *root = NULL;
@@ -396,27 +444,61 @@ int trust_assess(const struct trust_input *in, struct trust_check *tc, struct er
 	return 0;
 }
 
-static enum access_level base_level(const struct policy *p, const char *path, const char **decided)
-{
-	const struct access_entry *e = policy_entry_for(p, path);
-	if (e) {
-		*decided = e->rule->origin;
-		return e->level;
-	}
-	const struct base_mount *m = policy_base_for(path);
-	*decided = m->description;
-	return m->kind == BASE_HOST_ROOT ? ACCESS_RO : ACCESS_RW;
-}
+/* How much of the host a path shows inside, least first. PRIVATE is a path
+ * under one of the sandbox's own tmpfs (/tmp, /run, and with it a
+ * $XDG_RUNTIME_DIR there) that no rule covers: nothing of the host's is
+ * there at all, so even a read-only or hidden host path in its place shows
+ * more. Comparing access levels instead would call a host socket bound
+ * read-only into the private /tmp "stricter than writable". */
+enum exposure {
+	EXPOSE_PRIVATE,
+	EXPOSE_HIDDEN,
+	EXPOSE_RO,
+	EXPOSE_RW,
+};
 
-static const char *level_words(enum access_level level)
+static enum exposure exposure_of(enum access_level level)
 {
 	switch (level) {
 	case ACCESS_RW:
-		return "writable";
+		return EXPOSE_RW;
 	case ACCESS_RO:
-		return "read-only";
+		return EXPOSE_RO;
 	case ACCESS_EXCLUDE:
+		return EXPOSE_HIDDEN;
+	}
+	return EXPOSE_RW;
+}
+
+/* What the path shows without the project config, and why: "by" the rule
+ * or base mount that decided it. */
+static enum exposure base_exposure(const struct policy *p, const char *path, char **why)
+{
+	const struct access_entry *e = policy_entry_for(p, path);
+	if (e) {
+		*why = xasprintf("by %s", e->rule->origin);
+		return exposure_of(e->level);
+	}
+	const struct base_mount *m = policy_base_for(path);
+	if (m->kind == BASE_HOST_ROOT) {
+		*why = xasprintf("by the %s", m->description);
+		return EXPOSE_RO;
+	}
+	*why = xasprintf("under the sandbox's own %s", m->path);
+	return EXPOSE_PRIVATE;
+}
+
+static const char *exposure_words(enum exposure x)
+{
+	switch (x) {
+	case EXPOSE_RW:
+		return "writable";
+	case EXPOSE_RO:
+		return "read-only";
+	case EXPOSE_HIDDEN:
 		return "hidden";
+	case EXPOSE_PRIVATE:
+		return "private to the sandbox";
 	}
 	return "?";
 }
@@ -428,14 +510,14 @@ void trust_add_policy_loosenings(struct trust_check *tc, const struct policy *ba
 		const struct access_entry *e = &merged->entries[i];
 		if (e->rule->layer != LAYER_PROJECT)
 			continue;
-		const char *decided = NULL;
-		enum access_level before = base_level(base, e->path, &decided);
-		/* Levels are ordered by strictness: a smaller one gives more. */
-		if (e->level >= before || strv_contains(&tc->origins, e->rule->origin))
+		_cleanup_free_ char *why = NULL;
+		enum exposure before = base_exposure(base, e->path, &why);
+		enum exposure after = exposure_of(e->level);
+		if (after <= before || strv_contains(&tc->origins, e->rule->origin))
 			continue;
-		strv_pushf(&tc->loosenings, "%s: \"%s\": \"%s\" makes %s %s (it was %s, by %s)",
+		strv_pushf(&tc->loosenings, "%s: \"%s\": \"%s\" makes %s %s (it was %s, %s)",
 			   e->rule->origin, access_level_name(e->rule->level), e->rule->pattern,
-			   e->path, level_words(e->level), level_words(before), decided);
+			   e->path, exposure_words(after), exposure_words(before), why);
 		strv_push(&tc->origins, e->rule->origin);
 	}
 }
@@ -448,35 +530,92 @@ char *trust_store_dir(char *const *envp, const char *home)
 
 static char *record_path(const char *store_dir, const char *key_path)
 {
+	_cleanup_free_ char *slot = slot_of(key_path);
 	char name[SHA256_HEX_LEN + 1];
-	sha256_hex(key_path, strlen(key_path), name);
+	sha256_hex(slot, strlen(slot), name);
 	return xasprintf("%s/%s", store_dir, name);
 }
 
-/* The approved digest for key_path, or NULL. A record must be a regular file
- * of ours that nobody else can write: anything else is ignored. */
-static char *lookup_digest(const char *store_dir, const char *key_path)
+struct record {
+	char digest[SHA256_HEX_LEN + 1];
+	struct trust_identity id;
+	char *file; /* the key path the approval was given for */
+};
+
+/* The record's text: fixed lines first, the path last, so that a path
+ * holding a newline cannot forge a field:
+ *
+ *   agent-sandbox trust record 2
+ *   sha256 <digest>
+ *   identity <major>:<minor> <inode> <generation> born|changed <seconds>.<nanoseconds>
+ *   file <path> */
+static char *record_format(const char *digest, const struct trust_identity *id, const char *file)
+{
+	return xasprintf(TRUST_RECORD_MAGIC
+			 "sha256 %s\nidentity %llu:%llu %llu %llu %s %lld.%09u\nfile %s\n",
+			 digest, id->dev_major, id->dev_minor, id->ino, id->generation,
+			 id->born ? "born" : "changed", id->sec, id->nsec, file);
+}
+
+static int record_parse(const char *text, size_t len, struct record *rec)
+{
+	if (strlen(text) != len || strncmp(text, TRUST_RECORD_MAGIC, strlen(TRUST_RECORD_MAGIC)))
+		return -1;
+	const char *p = text + strlen(TRUST_RECORD_MAGIC);
+	if (strncmp(p, "sha256 ", 7))
+		return -1;
+	p += 7;
+	if (strspn(p, "0123456789abcdef") != SHA256_HEX_LEN || p[SHA256_HEX_LEN] != '\n')
+		return -1;
+	memcpy(rec->digest, p, SHA256_HEX_LEN);
+	rec->digest[SHA256_HEX_LEN] = '\0';
+	p += SHA256_HEX_LEN + 1;
+	char stamp[8];
+	int used = -1;
+	struct trust_identity *id = &rec->id;
+	if (sscanf(p, "identity %llu:%llu %llu %llu %7s %lld.%9u\n%n", &id->dev_major,
+		   &id->dev_minor, &id->ino, &id->generation, stamp, &id->sec, &id->nsec,
+		   &used) != 7 ||
+	    used < 0)
+		return -1;
+	if (strcmp(stamp, "born") && strcmp(stamp, "changed"))
+		return -1;
+	id->born = !strcmp(stamp, "born");
+	p += used;
+	size_t rest = len - (size_t)(p - text);
+	if (strncmp(p, "file /", 6) || p[rest - 1] != '\n')
+		return -1;
+	_cleanup_free_ char *file = xstrndup(p + 5, rest - 6);
+	/* sscanf skips spaces and takes signs: only the exact text that
+	 * record_format writes is a record. */
+	_cleanup_free_ char *canonical = record_format(rec->digest, id, file);
+	if (strcmp(canonical, text) != 0)
+		return -1;
+	rec->file = steal_ptr(&file);
+	return 0;
+}
+
+/* The record for key_path's slot, if there is one. A record must be a
+ * regular file of ours that nobody else can write, and name a file of that
+ * slot: anything else is ignored. */
+static int lookup_record(const char *store_dir, const char *key_path, struct record *rec)
 {
 	_cleanup_free_ char *path = record_path(store_dir, key_path);
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 022))
-		return NULL;
+		return -1;
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
-	_cleanup_free_ char *proc = xasprintf("/proc/self/fd/%d", fd);
-	if (read_file(proc, TRUST_RECORD_MAX, &text, &len) < 0)
-		return NULL;
-	/* "<digest> <path>\n" */
-	if (len < SHA256_HEX_LEN + 2 || text[SHA256_HEX_LEN] != ' ')
-		return NULL;
-	text[SHA256_HEX_LEN] = '\0';
-	char *stored_path = text + SHA256_HEX_LEN + 1;
-	stored_path[strcspn(stored_path, "\n")] = '\0';
-	if (strcmp(stored_path, key_path) != 0)
-		return NULL;
-	return xstrndup(text, SHA256_HEX_LEN);
+	if (read_fd(fd, TRUST_RECORD_MAX, &text, &len) < 0 || record_parse(text, len, rec) < 0)
+		return -1;
+	_cleanup_free_ char *want = slot_of(key_path), *have = slot_of(rec->file);
+	if (strcmp(want, have) != 0) {
+		free(steal_ptr(&rec->file));
+		return -1;
+	}
+	return 0;
 }
 
 /* "<file>:L:C: ..." sorts by line and column; all share the file. */
@@ -497,28 +636,65 @@ void trust_decide(struct trust_check *tc, const char *store_dir, bool inside)
 	if (tc->loosenings.len > 1)
 		qsort_r(tc->loosenings.items, tc->loosenings.len, sizeof(char *), compare_findings,
 			tc->file);
-	if (!tc->loosenings.len) {
-		tc->state = TRUST_TIGHTENS;
-		return;
-	}
 	/* Inside a sandbox the store is hidden, and there is nothing to gain:
 	 * the inner run cannot reach past the outer one's mounts, network
 	 * namespace, environment or wrappers. */
 	if (inside) {
-		tc->state = TRUST_NOT_CHECKED;
+		tc->state = tc->loosenings.len ? TRUST_NOT_CHECKED : TRUST_TIGHTENS;
 		return;
 	}
-	_cleanup_free_ char *approved = store_dir ? lookup_digest(store_dir, tc->key_path) : NULL;
-	if (!approved)
+	struct record rec = {0};
+	bool have = store_dir && lookup_record(store_dir, tc->key_path, &rec) == 0;
+	_cleanup_free_ char *approved_file = rec.file;
+	bool same_file = have && same_identity(&rec.id, &tc->identity);
+	bool same_bytes = have && !strcmp(rec.digest, tc->digest);
+	/* Also when the file now only tightens: left in the store, the
+	 * approval would come back with the approved bytes. */
+	if (have && !(same_file && same_bytes)) {
+		tc->stale = xstrdup(!same_file ? "the file was replaced or re-created since"
+					       : "its content changed since");
+		tc->stale_file = steal_ptr(&approved_file);
+	}
+	if (!tc->loosenings.len)
+		tc->state = TRUST_TIGHTENS;
+	else if (!have)
 		tc->state = TRUST_UNAPPROVED;
-	else if (strcmp(approved, tc->digest) != 0)
+	else if (!same_file)
+		tc->state = TRUST_REPLACED;
+	else if (!same_bytes)
 		tc->state = TRUST_CHANGED;
 	else
 		tc->state = TRUST_APPROVED;
 }
 
+void trust_find_gone(struct trust_check *tc, const char *dir, const char *store_dir)
+{
+	_cleanup_free_ char *key =
+	    xasprintf("%s%s.agent-sandbox.json", dir, strcmp(dir, "/") ? "/" : "");
+	struct record rec = {0};
+	if (!store_dir || lookup_record(store_dir, key, &rec) < 0)
+		return;
+	free(tc->key_path);
+	tc->key_path = steal_ptr(&key);
+	tc->stale = xstrdup("the file is gone");
+	tc->stale_file = rec.file;
+}
+
+int trust_withdraw(struct trust_check *tc, const char *store_dir, struct error *err)
+{
+	if (!tc->stale)
+		return 0;
+	_cleanup_free_ char *path = record_path(store_dir, tc->key_path);
+	if (unlink(path) < 0 && errno != ENOENT)
+		return error_errno(err, EXIT_SETUP, errno,
+				   "withdrawing the approval of %s (%s): removing %s",
+				   tc->stale_file, tc->stale, path);
+	tc->withdrawn = true;
+	return 0;
+}
+
 /* The path as one shell word, so that the approval command can be pasted.
- * A quote becomes '"'"' rather than '\'': the printer doubles backslashes. */
+ * A quote becomes '"'"' rather than '\\'': the printer doubles backslashes. */
 static char *shell_quote(const char *s)
 {
 	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -545,6 +721,9 @@ int trust_refuse(const struct trust_check *tc, struct error *err)
 		    tc->file,
 		    tc->state == TRUST_CHANGED
 			? "it has changed since it was approved (editing withdraws an approval)"
+		    : tc->state == TRUST_REPLACED
+			? "it is not the file that was approved: it was replaced or re-created "
+			  "since (that withdraws an approval, even for the same bytes)"
 			: "this content has not been approved");
 	error_set(err, EXIT_USAGE, "%s", sb.buf);
 	for (size_t i = 0; i < tc->loosenings.len; i++)
@@ -559,15 +738,37 @@ int trust_refuse(const struct trust_check *tc, struct error *err)
 
 /* Printed by `policy`: the file name and each loosening (config values)
  * are escaped here, where they are formatted in. */
+void trust_describe_withdrawal(const struct trust_check *tc, struct strbuf *sb)
+{
+	if (!tc->withdrawn)
+		return;
+	strbuf_addstr(sb, "trust: withdrew the approval of ");
+	term_escape_add(sb, tc->stale_file);
+	strbuf_addf(sb, ": %s\n", tc->stale);
+}
+
+static void describe_stale(const struct trust_check *tc, struct strbuf *sb)
+{
+	if (tc->withdrawn)
+		trust_describe_withdrawal(tc, sb);
+	else if (tc->stale) {
+		strbuf_addstr(sb, "trust: the approval of ");
+		term_escape_add(sb, tc->stale_file);
+		strbuf_addf(sb, " no longer holds: %s; a run withdraws it\n", tc->stale);
+	}
+}
+
 void trust_describe(const struct trust_check *tc, struct strbuf *sb)
 {
 	_cleanup_free_ char *file = tc->file ? term_escape(tc->file) : NULL;
 	switch (tc->state) {
 	case TRUST_NO_FILE:
 		strbuf_addstr(sb, "trust: no project config\n");
+		describe_stale(tc, sb);
 		return;
 	case TRUST_TIGHTENS:
 		strbuf_addf(sb, "trust: %s only tightens; no approval needed\n", file);
+		describe_stale(tc, sb);
 		return;
 	case TRUST_APPROVED:
 		strbuf_addf(sb, "trust: %s loosens, approved (sha256 %.12s)\n", file, tc->digest);
@@ -579,6 +780,12 @@ void trust_describe(const struct trust_check *tc, struct strbuf *sb)
 		strbuf_addf(sb,
 			    "trust: %s loosens and changed since it was approved: a run is "
 			    "refused\n",
+			    file);
+		break;
+	case TRUST_REPLACED:
+		strbuf_addf(sb,
+			    "trust: %s loosens and is not the file that was approved (replaced or "
+			    "re-created since): a run is refused\n",
 			    file);
 		break;
 	case TRUST_NOT_CHECKED:
@@ -593,7 +800,9 @@ void trust_describe(const struct trust_check *tc, struct strbuf *sb)
 		term_escape_add(sb, tc->loosenings.items[i]);
 		strbuf_addch(sb, '\n');
 	}
-	if (tc->state == TRUST_UNAPPROVED || tc->state == TRUST_CHANGED) {
+	describe_stale(tc, sb);
+	if (tc->state == TRUST_UNAPPROVED || tc->state == TRUST_CHANGED ||
+	    tc->state == TRUST_REPLACED) {
 		_cleanup_free_ char *quoted = shell_quote(tc->file);
 		strbuf_addstr(sb, "trust: approve with: agent-sandbox trust ");
 		term_escape_add(sb, quoted);
@@ -608,8 +817,8 @@ int trust_store_prepare(const char *state_dir, struct error *err)
 
 /* Written to a temporary name and renamed, so a reader sees the old
  * record or the new one, never half of one. */
-static int store_digest(const char *store_dir, const char *key_path, const char *digest,
-			struct error *err)
+static int store_record(const char *store_dir, const char *key_path, const char *digest,
+			const struct trust_identity *id, struct error *err)
 {
 	if (state_dir_prepare(store_dir, err) < 0)
 		return -1;
@@ -619,7 +828,7 @@ static int store_digest(const char *store_dir, const char *key_path, const char 
 	    open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return error_errno(err, EXIT_SETUP, errno, "creating %s", tmp);
-	_cleanup_free_ char *record = xasprintf("%s %s\n", digest, key_path);
+	_cleanup_free_ char *record = record_format(digest, id, key_path);
 	int r = write_all(fd, record, strlen(record));
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
@@ -675,7 +884,11 @@ int trust_command(const char *arg, char *const *envp, int out, struct error *err
 		return -1;
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
-	if (config_read_file(file, &text, &len, err) < 0)
+	_cleanup_close_ int fd = -1;
+	if (config_read_file_fd(file, &fd, &text, &len, err) < 0)
+		return -1;
+	struct trust_identity id;
+	if (identify(fd, file, &id, err) < 0)
 		return -1;
 	/* Approving a file that does not load would be approving nothing. */
 	_cleanup_config_ struct config cfg;
@@ -694,11 +907,13 @@ int trust_command(const char *arg, char *const *envp, int out, struct error *err
 		return -1;
 	char digest[SHA256_HEX_LEN + 1];
 	sha256_hex(text, len, digest);
-	if (store_digest(store, key, digest, err) < 0)
+	if (store_record(store, key, digest, &id, err) < 0)
 		return -1;
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	_cleanup_free_ char *shown = term_escape(key);
-	strbuf_addf(&sb, "trusted %s\n  sha256 %s\n  editing the file withdraws this approval\n",
+	strbuf_addf(&sb,
+		    "trusted %s\n  sha256 %s\n  editing, replacing or deleting the file withdraws "
+		    "this approval\n",
 		    shown, digest);
 	write_all(out, sb.buf, sb.len);
 	return 0;
@@ -710,5 +925,7 @@ void trust_check_release(struct trust_check *tc)
 	free(tc->key_path);
 	strv_release(&tc->loosenings);
 	strv_release(&tc->origins);
+	free(tc->stale);
+	free(tc->stale_file);
 	*tc = (struct trust_check){0};
 }

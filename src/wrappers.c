@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "env.h"
+#include "git_guard.h"
 #include "inside.h"
 #include "path.h"
 #include "pattern.h"
@@ -92,11 +94,25 @@ static int check_script(const struct wrapper_input *in, struct wrapper *w, struc
 	return 0;
 }
 
+/* A symlink target holds at most a page on tmpfs; a longer value is not
+ * recorded, so the launcher takes it as unset and the guard as changed. */
+#define START_ENV_VALUE_MAX 4000
+
+static void record_start_env(char *const *envp, struct strv *out)
+{
+	for (const char *const *name = git_guard_config_env; *name; name++) {
+		const char *value = env_get(envp, *name);
+		if (value && strlen(value) <= START_ENV_VALUE_MAX)
+			strv_pushf(out, "%s=%s", *name, value);
+	}
+}
+
 int wrapper_plan_build(const struct wrapper_input *in, struct wrapper_plan *out, struct error *err)
 {
-	*out = (struct wrapper_plan){.inherited = in->nested};
+	*out = (struct wrapper_plan){.inherited = in->nested, .start_env = STRV_INIT};
 	if (in->nested)
 		return 0;
+	record_start_env(in->envp, &out->start_env);
 	const struct command_table *t = in->commands;
 	out->items = xcalloc(t->len ? t->len : 1, sizeof(*out->items));
 	for (size_t i = 0; i < t->len; i++) {
@@ -123,7 +139,8 @@ void wrapper_plan_render(const struct wrapper_plan *p, const char *self_exe, con
 			 struct strv *args)
 {
 	static const char *const dirs[] = {WRAPPER_BIN_DIR, WRAPPER_SCRIPT_DIR, WRAPPER_PRESET_DIR,
-					   WRAPPER_BLOCKED_DIR};
+					   WRAPPER_BLOCKED_DIR, WRAPPER_START_ENV_DIR};
+	bool git_guard = false;
 	if (p->inherited)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
@@ -143,6 +160,7 @@ void wrapper_plan_render(const struct wrapper_plan *p, const char *self_exe, con
 		if (kind == COMMAND_GIT) {
 			_cleanup_free_ char *marker = xasprintf(WRAPPER_PRESET_DIR "/%s", name);
 			add3(args, "--ro-bind", empty_file, marker);
+			git_guard = true;
 		}
 		if (kind == COMMAND_SCRIPT) {
 			_cleanup_free_ char *script = xasprintf(WRAPPER_SCRIPT_DIR "/%s", name);
@@ -154,6 +172,17 @@ void wrapper_plan_render(const struct wrapper_plan *p, const char *self_exe, con
 		}
 		for (size_t t = 0; t < w->targets.len; t++)
 			add3(args, "--ro-bind", self_exe, w->targets.items[t]);
+	}
+	/* Symlinks rather than a file: bwrap writes them from its arguments,
+	 * so the record needs no descriptor and shows in --dry-run. The "="
+	 * keeps an empty value apart from an unset one (a symlink cannot be
+	 * empty). /run/agent-sandbox is remounted read-only after this. */
+	for (size_t i = 0; git_guard && i < p->start_env.len; i++) {
+		const char *entry = p->start_env.items[i];
+		size_t name_len = strcspn(entry, "=");
+		_cleanup_free_ char *link =
+		    xasprintf(WRAPPER_START_ENV_DIR "/%.*s", (int)name_len, entry);
+		add3(args, "--symlink", entry + name_len, link);
 	}
 	/* Search-only, like /run/agent-sandbox itself: a deterrent against
 	 * listing what is wrapped, not a boundary (mountinfo shows it). */
@@ -170,5 +199,6 @@ void wrapper_plan_release(struct wrapper_plan *p)
 		strv_release(&p->items[i].skipped);
 	}
 	free(p->items);
+	strv_release(&p->start_env);
 	*p = (struct wrapper_plan){0};
 }

@@ -16,6 +16,9 @@
 #define WRAPPER_SCRIPT_DIR "/run/agent-sandbox/wrappers" /* wrapper scripts */
 #define WRAPPER_PRESET_DIR "/run/agent-sandbox/presets"	 /* markers: "use @git" */
 #define WRAPPER_BLOCKED_DIR "/run/agent-sandbox/blocked" /* markers: "refuse" */
+/* For @git: a symlink NAME -> "=VALUE" for each variable that chooses
+ * git's config files and is set when the sandbox starts. */
+#define WRAPPER_START_ENV_DIR "/run/agent-sandbox/git-env"
 
 struct wrapper {
 	const struct command_setting *setting;
@@ -31,6 +34,7 @@ struct wrapper_plan {
 	/* Inside a sandbox: the outer sandbox's wrappers and its
 	 * /run/agent-sandbox stay as they are, and none are added. */
 	bool inherited;
+	struct strv start_env; /* NAME=VALUE of git_guard_config_env, for @git */
 };
 
 struct wrapper_input {
@@ -39,7 +43,8 @@ struct wrapper_input {
 	const char *cwd;      /* resolved; for relative script paths */
 	const char *home;     /* for ~ in script paths; NULL when unknown */
 	const struct policy *policy;
-	bool nested; /* this run is inside a sandbox already */
+	char *const *envp; /* the sandbox's environment at start */
+	bool nested;	   /* this run is inside a sandbox already */
 };
 
 int wrapper_plan_build(const struct wrapper_input *in, struct wrapper_plan *out, struct error *err);

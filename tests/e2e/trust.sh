@@ -127,10 +127,14 @@ test_editing_a_trusted_config_withdraws_the_approval()
 	expect_err_contains "it has changed since it was approved"
 	expect_err_contains "$P:1:29: \"docker\": true"
 	expect_no_file ran
-	# Restoring the approved bytes restores the approval.
+	# That run withdrew the approval: restoring the approved bytes does
+	# not bring it back.
+	[ -z "$(ls -A "$(store)")" ] || fail "the approval is still on record"
 	printf '{"network": true}\n' >$P
-	sbx true
-	expect_status 0
+	sbx sh -c 'touch ran'
+	expect_status 2
+	expect_err_contains "this content has not been approved"
+	expect_no_file ran
 }
 
 test_trust_is_refused_inside_the_sandbox()
@@ -193,15 +197,21 @@ test_sandbox_cannot_write_the_project_config()
 
 test_config_written_by_the_agent_cannot_loosen_the_next_run()
 {
-	# No project config yet: the agent may create one in the project
-	# directory, and the next run refuses it.
+	# No project config yet: one the agent creates in the working
+	# directory is moved aside by the guard at once.
 	sbx sh -c 'printf "{\"network\": true}\n" > .agent-sandbox.json'
 	expect_status 0
-	expect_file $P
-	sbx sh -c 'touch ran'
+	expect_no_file $P
+	expect_err_contains "$T/work/$P (ro by @base) -> "
+	# One it writes into a subdirectory is refused when a run starts there.
+	mkdir sub
+	sbx sh -c 'printf "{\"network\": true}\n" > sub/.agent-sandbox.json'
+	expect_status 0
+	expect_file sub/$P
+	sbx -C sub sh -c 'touch ran'
 	expect_status 2
-	expect_err_contains "refusing the config $T/work/$P"
-	expect_no_file ran
+	expect_err_contains "refusing the config $T/work/sub/$P"
+	expect_no_file sub/ran
 }
 
 test_symlinked_config_does_not_borrow_an_approval()
@@ -309,11 +319,183 @@ test_trust_store_is_private_and_keyed_by_path()
 	[ "$(ls "$(store)" | wc -l)" = 1 ] || fail "expected one record"
 	rec=$(store)/$(ls "$(store)")
 	[ "$(stat -c %a "$rec")" = 600 ] || fail "the record is not 0600"
-	grep -qF "$(sha256sum $P | cut -d' ' -f1) $T/work/$P" "$rec" || fail "record: $(cat "$rec")"
+	# The approved bytes, and the file they were read from: device,
+	# inode, generation and birth (or change) time.
+	id=$(stat -c '%D %i' $P)
+	grep -qxF "sha256 $(sha256sum $P | cut -d' ' -f1)" "$rec" || fail "record: $(cat "$rec")"
+	grep -qE "^identity [0-9]+:[0-9]+ $(stat -c %i $P) [0-9]+ (born|changed) [0-9]+\.[0-9]{9}\$" "$rec" ||
+		fail "record ($id): $(cat "$rec")"
+	grep -qxF "file $T/work/$P" "$rec" || fail "record: $(cat "$rec")"
 	# A record that others could write is ignored.
 	chmod 0622 "$rec"
 	sbx true
 	expect_status 2
+}
+
+test_project_rule_showing_a_host_path_in_the_private_tmp_or_run_loosens()
+{
+	# The sandbox's /tmp and /run are its own, empty: a host path bound
+	# there shows what was not there at all, so even "ro" and "exclude"
+	# (an empty stand-in under the host's name) loosen.
+	outside=$(mktemp -d /tmp/as-trust-host.XXXXXX) || fail "mktemp failed"
+	# shellcheck disable=SC2064
+	trap "rm -rf '$outside'" EXIT
+	echo host-data >"$outside/note"
+	p="$T/work/$P"
+	# rule | what the refusal says
+	while IFS='|' read -r rule want; do
+		printf '{"filesystem": {%s}}\n' "$rule" >$P
+		sbx sh -c 'touch ran'
+		[ "$rc" -eq 2 ] || fail "$rule: expected status 2, got $rc"
+		grep -qF -- "$want" "$T/err" || fail "$rule: stderr lacks '$want': $(err)"
+		expect_no_file ran
+	done <<CASES
+"ro": ["$outside"]|"ro": "$outside" makes $outside read-only (it was private to the sandbox, under the sandbox's own /tmp)
+"exclude": ["$outside/note"]|"exclude": "$outside/note" makes $outside/note hidden (it was private to the sandbox, under the sandbox's own /tmp)
+"ro": ["/run"]|"ro": "/run" makes /run read-only (it was private to the sandbox, under the sandbox's own /run)
+CASES
+	# Approved, the rule does show the host's file: the refusal was what
+	# kept it out.
+	printf '{"filesystem": {"ro": ["%s"]}}\n' "$outside" >$P
+	sbx sh -c 'cat "$1/note"' sh "$outside"
+	expect_status 2
+	approve_config
+	sbx sh -c 'cat "$1/note"' sh "$outside"
+	expect_status 0
+	expect_out host-data
+}
+
+# The user approved a config, then deleted it; the agent writes the same
+# bytes back, under either name. The run that found the file gone withdrew
+# the approval, so neither is taken for approved.
+test_deleted_config_written_back_by_the_agent_is_refused()
+{
+	for name in .agent-sandbox.json .agent-sandbox.jsonc; do
+		printf '{"network": true}\n' >.agent-sandbox.jsonc
+		sbx trust
+		expect_status 0
+		sbx true
+		expect_status 0
+		rm .agent-sandbox.jsonc
+		sbx true
+		expect_status 0
+		expect_err_contains "trust: withdrew the approval of $T/work/.agent-sandbox.jsonc: the file is gone"
+		[ -z "$(ls -A "$(store)")" ] || fail "the approval is still on record"
+		# From a session one directory up, where the guard of the
+		# working directory's config does not reach.
+		sbx -C .. sh -c 'printf "{\"network\": true}\n" >"work/$1"' sh "$name"
+		expect_status 0
+		sbx sh -c 'touch ran'
+		[ "$rc" -eq 2 ] || fail "$name: the written-back config was taken ($rc)"
+		expect_err_contains "refusing the config $T/work/$name"
+		expect_err_contains "this content has not been approved"
+		expect_no_file ran
+		rm -f "$name"
+	done
+}
+
+# No run in between to notice: the file at the approved path is another
+# file with the approved bytes. Filesystems reuse a freed inode number at
+# once, so one case keeps the old inode alive and the other does not.
+test_config_re_created_with_the_same_bytes_is_refused()
+{
+	mkdir "$T/keep"
+	for how in delete delete-pinned rename-away; do
+		printf '{"network": true}\n' >$P
+		sbx trust
+		expect_status 0
+		case $how in
+		delete) rm $P ;;
+		delete-pinned) ln $P "$T/keep/$how" && rm $P ;;
+		rename-away) mv $P "$T/keep/$how" ;;
+		esac
+		printf '{"network": true}\n' >$P
+		sbx policy
+		expect_out_contains "loosens and is not the file that was approved"
+		expect_out_contains "trust: the approval of $T/work/$P no longer holds: the file was replaced or re-created since; a run withdraws it"
+		sbx sh -c 'touch ran'
+		[ "$rc" -eq 2 ] || fail "$how: the re-created config was taken ($rc)"
+		expect_err_contains "it is not the file that was approved"
+		expect_no_file ran
+		# Withdrawn: still refused, now as never approved.
+		sbx true
+		expect_status 2
+		expect_err_contains "this content has not been approved"
+	done
+}
+
+test_changed_config_that_now_only_tightens_loses_its_approval()
+{
+	printf '{"network": true}\n' >$P
+	sbx trust
+	expect_status 0
+	printf '{"network": false}\n' >$P
+	sbx true
+	expect_status 0
+	expect_err_contains "trust: withdrew the approval of $T/work/$P: its content changed since"
+	printf '{"network": true}\n' >$P
+	sbx true
+	expect_status 2
+	expect_err_contains "this content has not been approved"
+}
+
+test_policy_and_dry_run_report_a_stale_approval_without_withdrawing_it()
+{
+	printf '{"network": true}\n' >$P
+	sbx trust
+	expect_status 0
+	rm $P
+	sbx policy
+	expect_status 0
+	expect_out_contains "trust: the approval of $T/work/$P no longer holds: the file is gone; a run withdraws it"
+	sbx --dry-run true
+	expect_status 0
+	[ -n "$(ls -A "$(store)")" ] || fail "policy or --dry-run withdrew the approval"
+	sbx --debug true
+	expect_status 0
+	expect_err_contains "debug: trust: withdrew the approval of $T/work/$P: the file is gone"
+	[ -z "$(ls -A "$(store)")" ] || fail "the run did not withdraw the approval"
+}
+
+test_approval_follows_the_file_across_its_two_names()
+{
+	# Renaming keeps the file (and its approval); the other name holding
+	# other bytes is another file.
+	printf '{"network": true}\n' >.agent-sandbox.json
+	sbx trust
+	expect_status 0
+	mv .agent-sandbox.json .agent-sandbox.jsonc
+	sbx true
+	expect_status 0
+	rm .agent-sandbox.jsonc
+	printf '{"network": true}\n' >.agent-sandbox.json
+	sbx true
+	expect_status 2
+	expect_err_contains "it is not the file that was approved"
+}
+
+# Each host service socket the sandbox hides by a built-in rule: a project
+# rule naming it "ro" (a read-only socket still connects) loosens.
+test_project_rule_exposing_a_hidden_host_socket_loosens()
+{
+	mkdir -p "$HOME/run" "$HOME/gnupg"
+	socks="$HOME/run/ssh $HOME/run/dbus $HOME/run/wayland $HOME/gnupg/S.gpg-agent"
+	py=python3
+	[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+	for sock in $socks; do
+		"$py" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' \
+			"$sock" || fail "could not make the socket $sock"
+	done
+	export SSH_AUTH_SOCK="$HOME/run/ssh" DBUS_SESSION_BUS_ADDRESS="unix:path=$HOME/run/dbus,guid=1"
+	export WAYLAND_DISPLAY="$HOME/run/wayland" GNUPGHOME="$HOME/gnupg"
+	for sock in $socks; do
+		printf '{"filesystem": {"ro": ["%s"]}}\n' "$sock" >$P
+		sbx policy
+		expect_out_contains "loosens and is NOT approved"
+		expect_out_contains "\"ro\": \"$sock\" makes $sock read-only (it was hidden, by "
+		sbx true
+		[ "$rc" -eq 2 ] || fail "$sock: a run was not refused ($rc)"
+	done
 }
 
 run_tests

@@ -84,7 +84,103 @@ push --no-verify origin main|push --no-verify
 -c core.fsmonitor=/bin/true status|-c core.fsmonitor=...
 -c alias.co=checkout co -- tracked|-c alias.*=...
 switch --discard-changes topic|switch --discard-changes
+-c include.path=$T/evil.cfg commit -am skipped|-c include.path=...
+-c includeIf.gitdir:/.path=$T/evil.cfg status|-c includeIf.*.path=...
+-c core.hooksPath=/dev/null commit -am skipped|-c core.hooksPath=...
+-c core.hooksPath=/dev/null -c core.fsmonitor= merge topic|-c core.hooksPath=...
+-c clean.requireForce=false clean -d|-c clean.requireForce=false
+-c clean.requireForce=0 clean|-c clean.requireForce=false
+clean -d|clean
+--git-dir=$T/remote.git --work-tree=. clean -d|clean
+update-ref -d refs/heads/topic|update-ref -d
+update-ref --delete refs/heads/merged|update-ref -d
+update-ref refs/heads/topic 0000000000000000000000000000000000000000|update-ref -d
+update-ref --stdin|update-ref --stdin
+read-tree --reset -u HEAD|read-tree --reset
+read-tree --reset HEAD|read-tree --reset
+read-tree -m -u --exclude-per-directory=.gitignore HEAD|read-tree -u --exclude-per-directory
+checkout-index -a -f|checkout-index -f
+checkout-index -qfa|checkout-index -f
+checkout-index --force -- tracked|checkout-index -f
+reset --merge HEAD|reset --merge
+branch -M topic merged|branch -M
+branch -c -f topic merged|branch -M
 CASES
+}
+
+# The command lines coding agents run for workspace metadata, verbatim:
+# they switch hooks and fsmonitor off for read-only queries.
+test_git_guard_allows_the_agents_hook_free_queries()
+{
+	make_repo
+	before=$(repo_state)
+	sbx git -c core.hooksPath=/dev/null -c core.fsmonitor= ls-files
+	expect_status 0
+	expect_out "other
+tracked"
+	sbx git -c core.hooksPath=/dev/null -c core.fsmonitor= --no-optional-locks ls-files \
+		--others --exclude-standard
+	expect_status 0
+	expect_out "untracked"
+	sbx git -c core.fsmonitor=false status --porcelain
+	expect_status 0
+	expect_out " M tracked
+?? untracked"
+	sbx git -c core.hooksPath=/dev/null rev-parse --abbrev-ref HEAD
+	expect_status 0
+	expect_out "main"
+	sbx git -c core.hooksPath=/dev/null -c core.fsmonitor=false branch --show-current
+	expect_status 0
+	expect_out "main"
+	sbx git -c core.hooksPath=/dev/null stash list
+	expect_status 0
+	expect_out_contains "stash@{0}"
+	sbx git -c core.hooksPath=/dev/null branch created
+	expect_status 126
+	[ "$(repo_state)" = "$before" ] || fail "a query changed the repository"
+	# fsmonitor off is fine for any command, one that runs hooks too.
+	sbx git -c core.fsmonitor=false commit -qam c2
+	expect_status 0
+	[ "$(git log -1 --format=%s)" = c2 ] || fail "commit did not happen"
+}
+
+# HOME, XDG_CONFIG_HOME and GIT_CONFIG_* choose git's config files: set
+# inside, they could point git at a config of the agent's making.
+test_git_guard_refuses_hook_running_commands_when_config_files_change()
+{
+	make_repo
+	before=$(repo_state)
+	for var in HOME=/tmp XDG_CONFIG_HOME=/tmp GIT_CONFIG_GLOBAL=/tmp/g GIT_CONFIG_SYSTEM=/tmp/s \
+		GIT_CONFIG=/tmp/c; do
+		sbx env "$var" git commit -qam skipped
+		expect_status 126
+		expect_err_contains "git commit with ${var%%=*} changed is blocked by the sandbox policy"
+	done
+	sbx env -u GIT_CONFIG_NOSYSTEM git merge topic
+	expect_status 126
+	expect_err_contains "git merge with GIT_CONFIG_NOSYSTEM changed is blocked"
+	[ "$(repo_state)" = "$before" ] || fail "the repository changed"
+	sbx env HOME=/tmp git status --short
+	expect_status 0
+	expect_out_contains " M tracked"
+}
+
+# What the sandbox starts with is the baseline, not the host's usual
+# values: a HOME or GIT_CONFIG_GLOBAL given to agent-sandbox stays usable.
+test_git_guard_compares_with_the_values_the_sandbox_started_with()
+{
+	make_repo
+	mkdir "$T/home2"
+	printf '[user]\n\tname = other\n' >"$T/global.cfg"
+	HOME=$T/home2 GIT_CONFIG_GLOBAL=$T/global.cfg sbx sh -c \
+		'readlink /run/agent-sandbox/git-env/HOME /run/agent-sandbox/git-env/GIT_CONFIG_GLOBAL
+		git commit -qam c2 && echo committed'
+	expect_status 0
+	expect_out "=$T/home2
+=$T/global.cfg
+committed"
+	sbx sh -c 'readlink /run/agent-sandbox/git-env/GIT_CONFIG_GLOBAL || echo unset'
+	expect_out "unset"
 }
 
 test_git_guard_catches_every_path_to_git()
@@ -282,7 +378,7 @@ test_missing_or_non_executable_script_is_a_config_error()
 test_wrapper_directories_cannot_be_listed()
 {
 	for d in /run/agent-sandbox /run/agent-sandbox/bin /run/agent-sandbox/wrappers \
-		/run/agent-sandbox/presets /run/agent-sandbox/blocked; do
+		/run/agent-sandbox/presets /run/agent-sandbox/blocked /run/agent-sandbox/git-env; do
 		sbx ls "$d"
 		[ "$rc" -ne 0 ] || fail "could list $d: $(out)"
 	done

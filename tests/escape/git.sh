@@ -14,6 +14,15 @@
 #   the real git at /run/agent-sandbox/bin/git, which the guard does not
 #   see: it may skip the hook for its own invocation, but cannot make that
 #   last beyond it
+#   include.path / includeIf.*.path pointing at a config of the agent's
+#   making, through -c, --config-env and the environment
+#   HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL/SYSTEM/NOSYSTEM, GIT_CONFIG
+#   pointing git at such a config, and rewriting the start values the
+#   guard compares them with
+#   clean.requireForce=false (also in a repository of the agent's making
+#   with the project as work tree), update-ref -d / a null value /
+#   --stdin, read-tree --reset, checkout-index -f, reset --merge,
+#   branch -M / -C, worktree remove --force
 #
 # A known limit, not run: see pending_a_missing_config_worktree_cannot_be_created.
 . "$(dirname "$0")/../lib.sh"
@@ -213,6 +222,123 @@ test_the_real_git_binary_skips_the_guard_but_cannot_change_hooks_or_config()
 	# The commit itself is the documented bypass; undo it before comparing.
 	git reset -q --soft HEAD~1
 	git rm -q --cached .git/hooks/pre-commit 2>/dev/null
+	expect_host_unchanged "$before"
+	expect_hook_still_guards_the_host
+}
+
+test_git_include_path_of_an_agent_config_is_refused()
+{
+	make_guarded_project
+	before=$(host_state)
+	sbx sh -c 'cfg=/tmp/evil.cfg
+		printf "[core]\n\thooksPath = /dev/null\n" >$cfg
+		git -c include.path=$cfg commit -q --allow-empty -m skipped 2>/dev/null && echo "-c include.path"
+		git -c Include.Path=$cfg commit -q --allow-empty -m skipped 2>/dev/null && echo "-c Include.Path"
+		git -c "includeIf.gitdir:/.path=$cfg" commit -q --allow-empty -m skipped 2>/dev/null && echo "-c includeIf"
+		EVIL=$cfg git --config-env=include.path=EVIL commit -q --allow-empty -m skipped 2>/dev/null && echo "--config-env"
+		GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=includeIf.onbranch:main.path GIT_CONFIG_VALUE_0=$cfg \
+			git commit -q --allow-empty -m skipped 2>/dev/null && echo "GIT_CONFIG_KEY_0"
+		GIT_CONFIG_PARAMETERS=$(printf "\047user.name\047=\047x\047 \047include.path\047=\047%s\047" $cfg) \
+			git commit -q --allow-empty -m skipped 2>/dev/null && echo "GIT_CONFIG_PARAMETERS"
+		true'
+	expect_status 0
+	expect_out ""
+	expect_host_unchanged "$before"
+	expect_hook_still_guards_the_host
+}
+
+test_git_config_files_chosen_by_the_agent_cannot_skip_the_hook()
+{
+	make_guarded_project
+	before=$(host_state)
+	# Each config switches the hooks off and hides --no-verify in an alias.
+	sbx sh -c 'printf "[core]\n\thooksPath = /dev/null\n[alias]\n\tci = commit --no-verify\n" >/tmp/g
+		mkdir -p /tmp/h /tmp/x/git && cp /tmp/g /tmp/h/.gitconfig && cp /tmp/g /tmp/x/git/config
+		HOME=/tmp/h git commit -q --allow-empty -m skipped 2>/dev/null && echo "HOME"
+		HOME=/tmp/h git ci -q --allow-empty -m skipped 2>/dev/null && echo "HOME alias"
+		XDG_CONFIG_HOME=/tmp/x git commit -q --allow-empty -m skipped 2>/dev/null && echo "XDG_CONFIG_HOME"
+		GIT_CONFIG_GLOBAL=/tmp/g git commit -q --allow-empty -m skipped 2>/dev/null && echo "GIT_CONFIG_GLOBAL"
+		GIT_CONFIG_GLOBAL=/tmp/g git ci -q --allow-empty -m skipped 2>/dev/null && echo "GIT_CONFIG_GLOBAL alias"
+		env -u GIT_CONFIG_NOSYSTEM GIT_CONFIG_SYSTEM=/tmp/g git commit -q --allow-empty -m skipped 2>/dev/null && echo "GIT_CONFIG_SYSTEM"
+		GIT_CONFIG=/tmp/g git commit -q --allow-empty -m skipped 2>/dev/null && echo "GIT_CONFIG"
+		# The start values the guard compares with cannot be moved: not
+		# the recorded HOME, nor a record planted for an unset variable.
+		rec=/run/agent-sandbox/git-env
+		ln -sfn =/tmp/h $rec/HOME 2>/dev/null && echo "relinked HOME"
+		rm -f $rec/HOME 2>/dev/null; [ -L $rec/HOME ] || echo "removed HOME"
+		ln -s =/tmp/g $rec/GIT_CONFIG_GLOBAL 2>/dev/null && echo "planted GIT_CONFIG_GLOBAL"
+		mv $rec /run/agent-sandbox/x 2>/dev/null && echo "moved git-env"
+		HOME=/tmp/h git commit -q --allow-empty -m skipped 2>/dev/null && echo "HOME after"
+		GIT_CONFIG_GLOBAL=/tmp/g git commit -q --allow-empty -m skipped 2>/dev/null && echo "GIT_CONFIG_GLOBAL after"
+		true'
+	expect_status 0
+	expect_out ""
+	expect_host_unchanged "$before"
+	expect_hook_still_guards_the_host
+}
+
+test_git_clean_without_require_force_is_refused()
+{
+	make_guarded_project
+	echo keep >untracked-work
+	mkdir untracked-dir && echo keep >untracked-dir/file
+	before=$(host_state)
+	sbx sh -c 'printf "[clean]\n\trequireForce = false\n" >/tmp/cfg && mkdir -p /tmp/h && cp /tmp/cfg /tmp/h/.gitconfig
+		git -c clean.requireForce=false clean -d 2>/dev/null && echo "-c false"
+		git -c clean.requireforce=0x0 clean -d 2>/dev/null && echo "-c 0x0"
+		git -c clean.requireForce= clean -d 2>/dev/null && echo "-c empty"
+		GIT_CONFIG_PARAMETERS=$(printf "\047clean.requireForce\047=\047off\047") git clean -d 2>/dev/null && echo "GIT_CONFIG_PARAMETERS"
+		GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=clean.requireForce GIT_CONFIG_VALUE_0=no git clean -d 2>/dev/null && echo "GIT_CONFIG_KEY_0"
+		HOME=/tmp/h git clean -d 2>/dev/null && echo "HOME"
+		GIT_CONFIG_GLOBAL=/tmp/cfg git clean -d 2>/dev/null && echo "GIT_CONFIG_GLOBAL"
+		git -c include.path=/tmp/cfg clean -d 2>/dev/null && echo "include.path"
+		# A repository of its own, with the project as its work tree:
+		# there every file is untracked, and its config is writable.
+		git init -q --bare /tmp/evil.git && git --git-dir=/tmp/evil.git config clean.requireForce false
+		git --git-dir=/tmp/evil.git --work-tree=. clean -d 2>/dev/null && echo "--git-dir"
+		GIT_DIR=/tmp/evil.git GIT_WORK_TREE=$PWD git clean -dx 2>/dev/null && echo "GIT_DIR"
+		true'
+	expect_status 0
+	expect_out ""
+	expect_content untracked-work keep
+	expect_content untracked-dir/file keep
+	expect_content tracked tracked
+	expect_host_unchanged "$before"
+}
+
+test_git_plumbing_cannot_delete_refs_or_discard_changes()
+{
+	make_guarded_project
+	git branch topic
+	git worktree add -q wt 2>/dev/null && echo "work in progress" >wt/tracked ||
+		fail "could not add a worktree"
+	echo staged >staged && git add staged
+	echo changed >tracked
+	refs_before=$(git for-each-ref --format='%(refname) %(objectname)')
+	index_before=$(git ls-files --stage)
+	before=$(host_state)
+	sbx sh -c 'git update-ref -d refs/heads/topic 2>/dev/null && echo "update-ref -d"
+		git update-ref refs/heads/topic 0000000000000000000000000000000000000000 2>/dev/null && echo "update-ref zero"
+		git update-ref -- refs/heads/topic 0000000000000000000000000000000000000000 2>/dev/null && echo "update-ref -- zero"
+		printf "delete refs/heads/topic\n" | git update-ref --stdin 2>/dev/null && echo "update-ref --stdin"
+		git read-tree --reset -u HEAD 2>/dev/null && echo "read-tree --reset -u"
+		git read-tree --res HEAD 2>/dev/null && echo "read-tree --res"
+		git checkout-index -a -f 2>/dev/null && echo "checkout-index -a -f"
+		git checkout-index -qfa 2>/dev/null && echo "checkout-index -qfa"
+		git checkout-index --force -- tracked 2>/dev/null && echo "checkout-index --force"
+		git reset -q --merge HEAD 2>/dev/null && echo "reset --merge"
+		git branch -M topic main 2>/dev/null && echo "branch -M"
+		git branch -C topic main 2>/dev/null && echo "branch -C"
+		git worktree remove --force wt 2>/dev/null && echo "worktree remove --force"
+		true'
+	expect_status 0
+	expect_out ""
+	[ "$(git for-each-ref --format='%(refname) %(objectname)')" = "$refs_before" ] ||
+		fail "refs changed"
+	[ "$(git ls-files --stage)" = "$index_before" ] || fail "the index changed"
+	expect_content tracked changed
+	expect_content staged staged
+	expect_content wt/tracked "work in progress"
 	expect_host_unchanged "$before"
 	expect_hook_still_guards_the_host
 }

@@ -11,6 +11,8 @@
 #   an abstract unix socket bound on the host
 #   a pathname unix socket in the host's /tmp, outside the project
 #   the Docker socket at DOCKER_HOST, a real listening socket
+#   the ssh-agent socket in the host's /tmp, named "ro" by a project config
+#   nobody approved
 # in filtered mode (the default) and, where it applies, --network=false.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib"
@@ -229,6 +231,38 @@ test_the_docker_socket_is_unreachable()
 	expect_nothing_heard
 	# With --docker it is reached: the mask was the only thing in the way.
 	DOCKER_HOST="unix://$outside/docker.sock" sbx --docker "$PY" connect.py unix "$outside/docker.sock" 0
+	expect_out connected
+}
+
+test_unapproved_project_rule_cannot_expose_the_ssh_agent()
+{
+	# The agent's socket where ssh-agent puts it, in the host's /tmp; a
+	# read-only bind of a socket still lets connect() through, so only
+	# the built-in exclude rule keeps it out, and a project config (which
+	# the agent can write) names it "ro".
+	agent_dir=$(mktemp -d /tmp/as-escape-ssh.XXXXXX) || fail "mktemp failed"
+	# shellcheck disable=SC2064
+	trap "rm -rf '$agent_dir'" EXIT
+	sock=$agent_dir/agent.1234
+	listen unix "$sock"
+	write_client
+	export SSH_AUTH_SOCK="$sock"
+	printf '{"filesystem": {"ro": ["%s"]}}\n' "$sock" >.agent-sandbox.json
+	sbx policy
+	expect_status 0
+	expect_out_contains "loosens and is NOT approved"
+	expect_out_contains "\"ro\": \"$sock\" makes $sock read-only (it was hidden, by ssh-agent socket"
+	# --network=false: the mounts alone stand in the way (the filtered
+	# network refuses unix sockets altogether).
+	sbx --network=false "$PY" connect.py unix "$sock" 0
+	expect_status 2
+	expect_err_contains "agent-sandbox trust"
+	expect_out_lacks connected
+	expect_nothing_heard
+	# Once the user approves the rule, the client gets through: the
+	# refusal was all that stood in the way.
+	approve_config
+	sbx --network=false "$PY" connect.py unix "$sock" 0
 	expect_out connected
 }
 

@@ -20,36 +20,51 @@ struct git_case {
 	const char *form; /* the refused form, or NULL when allowed */
 };
 
-static void classify(const char *args, char *const *envp, struct git_decision *d, struct strv *argv)
+/* Classifies args with git's environment envp, the sandbox having started
+ * with start_env. */
+static void classify_in(const char *args, char *const *envp, char *const *start_env,
+			struct git_decision *d, struct strv *argv)
 {
 	_cleanup_free_ char *copy = xstrdup(args);
 	for (char *save = NULL, *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
 		strv_push(argv, w);
-	git_guard_classify((int)argv->len, strv_array(argv), envp, d);
+	git_guard_classify((int)argv->len, strv_array(argv), envp, start_env, d);
+}
+
+/* The environment is the sandbox's own: nothing in it has changed. */
+static void classify(const char *args, char *const *envp, struct git_decision *d, struct strv *argv)
+{
+	classify_in(args, envp, envp, d, argv);
+}
+
+static void check_case(const struct git_case *c, char *const *envp, char *const *start_env)
+{
+	_cleanup_strv_ struct strv argv = STRV_INIT;
+	_cleanup_git_decision_ struct git_decision d;
+	classify_in(c->args, envp, start_env, &d, &argv);
+	if (!c->form) {
+		if (d.blocked)
+			print_error("git %s: refused as \"%s\", expected allowed\n", c->args,
+				    d.form);
+		assert_false(d.blocked);
+		return;
+	}
+	if (!d.blocked)
+		print_error("git %s: allowed, expected refused as \"%s\"\n", c->args, c->form);
+	assert_true(d.blocked);
+	if (strcmp(d.form, c->form))
+		print_error("git %s: refused as \"%s\", expected \"%s\"\n", c->args, d.form,
+			    c->form);
+	assert_string_equal(d.form, c->form);
+	assert_non_null(d.reason);
+	assert_non_null(d.alternative);
 }
 
 static void check_cases(const struct git_case *cases, size_t n)
 {
 	char *no_env[] = {NULL};
-	for (size_t i = 0; i < n; i++) {
-		_cleanup_strv_ struct strv argv = STRV_INIT;
-		_cleanup_git_decision_ struct git_decision d;
-		classify(cases[i].args, no_env, &d, &argv);
-		if (!cases[i].form) {
-			if (d.blocked)
-				print_error("git %s: refused as \"%s\", expected allowed\n",
-					    cases[i].args, d.form);
-			assert_false(d.blocked);
-			continue;
-		}
-		if (!d.blocked)
-			print_error("git %s: allowed, expected refused as \"%s\"\n", cases[i].args,
-				    cases[i].form);
-		assert_true(d.blocked);
-		assert_string_equal(d.form, cases[i].form);
-		assert_non_null(d.reason);
-		assert_non_null(d.alternative);
-	}
+	for (size_t i = 0; i < n; i++)
+		check_case(&cases[i], no_env, no_env);
 }
 
 static void git_guard_refuses_forms_that_discard_work(void **state)
@@ -76,6 +91,11 @@ static void git_guard_refuses_forms_that_discard_work(void **state)
 	    {"clean -xdf", "clean -f"},
 	    {"clean --force", "clean -f"},
 	    {"clean -i", "clean -f"},
+	    {"clean", "clean"},
+	    {"clean -d", "clean"},
+	    {"clean -xd -- dir", "clean"},
+	    {"clean -e -n", "clean"},
+	    {"clean -- -n", "clean"},
 	    {"stash drop", "stash drop"},
 	    {"stash drop stash@{1}", "stash drop"},
 	    {"stash clear", "stash clear"},
@@ -186,6 +206,9 @@ static void git_guard_allows_everything_else(void **state)
 	    {"restore -S file.txt", NULL},
 	    {"clean -n", NULL},
 	    {"clean -e -f -n", NULL},
+	    {"clean -dn", NULL},
+	    {"clean -d --dry-run -x", NULL},
+	    {"clean --dry", NULL},
 	    {"log --oneline -n 3", NULL},
 	    {"--version", NULL},
 	    {"--help reset --hard", NULL},
@@ -196,22 +219,343 @@ static void git_guard_allows_everything_else(void **state)
 	check_cases(cases, ARRAY_SIZE(cases));
 }
 
+static void git_guard_refuses_config_that_reaches_around_the_guard(void **state)
+{
+	static const struct git_case cases[] = {
+	    {"-c include.path=/tmp/evil commit -m msg", "-c include.path=..."},
+	    {"-c include.path=/tmp/evil status", "-c include.path=..."},
+	    {"-c INCLUDE.PATH=/tmp/evil log", "-c include.path=..."},
+	    {"-c Include.Path ls-files", "-c include.path=..."},
+	    {"-c includeIf.gitdir:/x/.path=/tmp/evil status", "-c includeIf.*.path=..."},
+	    {"-c includeif.onbranch:main.path=/tmp/evil commit", "-c includeIf.*.path=..."},
+	    {"-c INCLUDEIF.hasconfig:remote.*.url:x.PATH=/e status", "-c includeIf.*.path=..."},
+	    {"--config-env=include.path=EVIL status", "-c include.path=..."},
+	    {"--config-env includeIf.gitdir:x.path=EVIL commit", "-c includeIf.*.path=..."},
+	    {"--config-env=includeIf.gitdir:a=b.path=EVIL status", "-c includeIf.*.path=..."},
+	    {"-c clean.requireForce=false clean -d", "-c clean.requireForce=false"},
+	    {"-c clean.requireforce=no clean", "-c clean.requireForce=false"},
+	    {"-c CLEAN.REQUIREFORCE=Off clean -dx", "-c clean.requireForce=false"},
+	    {"-c clean.requireForce=0 clean", "-c clean.requireForce=false"},
+	    {"-c clean.requireForce= clean", "-c clean.requireForce=false"},
+	    {"-c clean.requireForce=FALSE clean", "-c clean.requireForce=false"},
+	    {"-c clean.requireForce=0x0 clean", "-c clean.requireForce=false"},
+	    {"-c clean.requireForce=0k status", "-c clean.requireForce=false"},
+	    {"-c core.hooksPath=/dev/null push origin main", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null merge topic", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null rebase main", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null am x.patch", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null pull", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null switch main", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null checkout -b new", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null cherry-pick abc", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null revert abc", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null gc", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null co", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null config user.name x", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null branch new", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null branch -a new", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null branch -d topic", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null branch -m old new", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null branch --list -D topic", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null branch --show-curr", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null branch -- new", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null tag v1", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null tag -l -d v1", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null tag -m -l v1", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null symbolic-ref HEAD refs/heads/x", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null symbolic-ref -d HEAD", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null remote -v add x url", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null remote add x url", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null worktree add ../x", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null stash", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null stash -q list", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null reflog expire --all", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null -c core.fsmonitor= commit -m msg",
+	     "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/tmp/hooks status", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath= ls-files", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath ls-files", "-c core.hooksPath=..."},
+	    {"-c core.hooksPath=/dev/null/ status", "-c core.hooksPath=..."},
+	    {"-c core.fsmonitor status", "-c core.fsmonitor=..."},
+	    {"-c core.fsmonitor=true status", "-c core.fsmonitor=..."},
+	    {"-c core.fsmonitor=1 commit -m msg", "-c core.fsmonitor=..."},
+	    {"-c core.fsmonitor=/tmp/hook ls-files", "-c core.fsmonitor=..."},
+	    {"-c core.hooksPath=/dev/null -c alias.st=status st", "-c alias.*=..."},
+	    {"-c core.fsmonitor=false -c alias.x=!sh x", "-c alias.*=..."},
+	};
+	check_cases(cases, ARRAY_SIZE(cases));
+}
+
+static void git_guard_refuses_plumbing_that_discards_work(void **state)
+{
+	static const struct git_case cases[] = {
+	    {"update-ref -d refs/heads/topic", "update-ref -d"},
+	    {"update-ref --delete refs/heads/topic", "update-ref -d"},
+	    {"update-ref --del refs/heads/topic", "update-ref -d"},
+	    {"update-ref refs/heads/topic -d", "update-ref -d"},
+	    {"update-ref -m why -d refs/heads/topic", "update-ref -d"},
+	    {"update-ref --no-deref -d HEAD", "update-ref -d"},
+	    {"update-ref refs/heads/topic 0000000000000000000000000000000000000000",
+	     "update-ref -d"},
+	    {"update-ref -- refs/heads/topic 0000000000000000000000000000000000000000",
+	     "update-ref -d"},
+	    {"update-ref -m -d refs/heads/topic "
+	     "0000000000000000000000000000000000000000000000000000000000000000",
+	     "update-ref -d"},
+	    {"update-ref --stdin", "update-ref --stdin"},
+	    {"update-ref -z --stdin", "update-ref --stdin"},
+	    {"update-ref --std", "update-ref --stdin"},
+	    {"read-tree --reset HEAD", "read-tree --reset"},
+	    {"read-tree --reset -u HEAD", "read-tree --reset"},
+	    {"read-tree -u --reset HEAD", "read-tree --reset"},
+	    {"read-tree --res -u HEAD", "read-tree --reset"},
+	    {"read-tree -m -u --exclude-per-directory=.gitignore HEAD",
+	     "read-tree -u --exclude-per-directory"},
+	    {"read-tree -mu --exclude-per-directory .gitignore HEAD",
+	     "read-tree -u --exclude-per-directory"},
+	    {"read-tree -um --ex=.gitignore HEAD", "read-tree -u --exclude-per-directory"},
+	    {"checkout-index -f -a", "checkout-index -f"},
+	    {"checkout-index -af", "checkout-index -f"},
+	    {"checkout-index -fa", "checkout-index -f"},
+	    {"checkout-index -qfa", "checkout-index -f"},
+	    {"checkout-index --force --all", "checkout-index -f"},
+	    {"checkout-index --all --forc", "checkout-index -f"},
+	    {"checkout-index -u -f -- tracked", "checkout-index -f"},
+	    {"checkout-index --prefix=x/ -a -f", "checkout-index -f"},
+	    {"checkout-index --stdin -f", "checkout-index -f"},
+	    {"reset --merge HEAD", "reset --merge"},
+	    {"branch -M topic main", "branch -M"},
+	    {"branch -m -f topic main", "branch -M"},
+	    {"branch -mf topic main", "branch -M"},
+	    {"branch --mo --force topic main", "branch -M"},
+	    {"branch -C topic main", "branch -M"},
+	    {"branch --copy --force topic main", "branch -M"},
+	    {"worktree remove --force ../wt", "worktree remove --force"},
+	    {"worktree remove -f -f ../wt", "worktree remove --force"},
+	    {"worktree remove ../wt --forc", "worktree remove --force"},
+	    {"reset -q --me HEAD~1", "reset --merge"},
+	    {"-C dir --no-pager update-ref -d refs/heads/topic", "update-ref -d"},
+	};
+	check_cases(cases, ARRAY_SIZE(cases));
+}
+
+/* The command lines agents run for workspace metadata, verbatim, and the
+ * forms next to them. */
+static void git_guard_allows_hook_free_queries_and_fsmonitor_off(void **state)
+{
+	static const struct git_case cases[] = {
+	    {"-c core.hooksPath=/dev/null -c core.fsmonitor= ls-files", NULL},
+	    {"-c core.hooksPath=/dev/null -c core.fsmonitor= --no-optional-locks ls-files "
+	     "--cached --others --exclude-standard",
+	     NULL},
+	    {"-c core.fsmonitor=false status --porcelain", NULL},
+	    {"-c core.fsmonitor=false commit -m msg", NULL},
+	    {"-c core.fsmonitor=off push origin main", NULL},
+	    {"-c core.fsmonitor=no merge topic", NULL},
+	    {"-c core.fsmonitor=0 rebase main", NULL},
+	    {"-c core.fsmonitor=FALSE status", NULL},
+	    {"-c Core.FSMonitor= commit -m msg", NULL},
+	    {"-c core.hooksPath=/dev/null status", NULL},
+	    {"-c core.hooksPath=/dev/null diff --cached", NULL},
+	    {"-c core.hooksPath=/dev/null log --oneline", NULL},
+	    {"-c core.hooksPath=/dev/null show HEAD", NULL},
+	    {"-c core.hooksPath=/dev/null rev-parse --show-toplevel", NULL},
+	    {"-c core.hooksPath=/dev/null cat-file -p HEAD", NULL},
+	    {"-c core.hooksPath=/dev/null ls-tree -r HEAD", NULL},
+	    {"-c core.hooksPath=/dev/null for-each-ref refs/heads", NULL},
+	    {"-c core.hooksPath=/dev/null blame tracked", NULL},
+	    {"-c core.hooksPath=/dev/null grep -n x", NULL},
+	    {"-c core.hooksPath=/dev/null rev-list --count HEAD", NULL},
+	    {"-c core.hooksPath=/dev/null describe --tags", NULL},
+	    {"-c core.hooksPath=/dev/null config --get user.name", NULL},
+	    {"-c core.hooksPath=/dev/null config --get-regexp ^remote", NULL},
+	    {"-c core.hooksPath=/dev/null config -l", NULL},
+	    {"-c core.hooksPath=/dev/null config --list --show-origin", NULL},
+	    {"-c core.hooksPath=/dev/null config get user.name", NULL},
+	    {"-c core.hooksPath=/dev/null --version", NULL},
+	    {"-c core.hooksPath=/dev/null branch --show-current", NULL},
+	    {"-c core.hooksPath=/dev/null branch", NULL},
+	    {"-c core.hooksPath=/dev/null branch -a -vv", NULL},
+	    {"-c core.hooksPath=/dev/null branch --list feat*", NULL},
+	    {"-c core.hooksPath=/dev/null branch --contains HEAD", NULL},
+	    {"-c core.hooksPath=/dev/null branch --format=%(refname) --sort -committerdate", NULL},
+	    {"-c core.hooksPath=/dev/null tag", NULL},
+	    {"-c core.hooksPath=/dev/null tag -l v1.* -n3", NULL},
+	    {"-c core.hooksPath=/dev/null symbolic-ref --short HEAD", NULL},
+	    {"-c core.hooksPath=/dev/null symbolic-ref -q refs/remotes/origin/HEAD", NULL},
+	    {"-c core.hooksPath=/dev/null remote", NULL},
+	    {"-c core.hooksPath=/dev/null remote -v", NULL},
+	    {"-c core.hooksPath=/dev/null remote get-url origin", NULL},
+	    {"-c core.hooksPath=/dev/null worktree list --porcelain", NULL},
+	    {"-c core.hooksPath=/dev/null stash list", NULL},
+	    {"-c core.hooksPath=/dev/null stash show -p", NULL},
+	    {"-c core.hooksPath=/dev/null reflog", NULL},
+	    {"-c core.hooksPath=/dev/null reflog show main", NULL},
+	    {"-c CORE.HOOKSPATH=/dev/null -C dir status", NULL},
+	    {"-c clean.requireForce=true clean -n", NULL},
+	    {"-c clean.requireForce clean -n", NULL},
+	    {"-c clean.requireforce=YES clean -n", NULL},
+	    {"update-ref refs/heads/topic HEAD", NULL},
+	    {"update-ref -m -d refs/heads/topic HEAD", NULL},
+	    {"update-ref refs/heads/new HEAD 0000000000000000000000000000000000000000", NULL},
+	    {"update-ref refs/heads/topic 0000", NULL},
+	    {"read-tree HEAD", NULL},
+	    {"read-tree -m HEAD", NULL},
+	    {"read-tree -m -u HEAD", NULL},
+	    {"read-tree --prefix=sub/ -u HEAD", NULL},
+	    {"read-tree --prefix --reset HEAD", NULL},
+	    {"read-tree --no-reset -m HEAD", NULL},
+	    {"checkout-index -a", NULL},
+	    {"checkout-index -u -- tracked", NULL},
+	    {"checkout-index --temp tracked", NULL},
+	    {"checkout-index -a --prefix -f/", NULL},
+	    {"checkout-index -- -f", NULL},
+	    {"reset --keep HEAD~1", NULL},
+	    {"branch -m topic renamed", NULL},
+	    {"branch -c topic copied", NULL},
+	    {"branch --move topic renamed", NULL},
+	    {"worktree remove ../wt", NULL},
+	    {"worktree add -b f ../f", NULL},
+	    {"worktree add -f ../f", NULL},
+	    {"worktree list", NULL},
+	};
+	check_cases(cases, ARRAY_SIZE(cases));
+}
+
+/* git reads settings from the environment as well: GIT_CONFIG_KEY_<n>
+ * with GIT_CONFIG_VALUE_<n>, GIT_CONFIG_PARAMETERS (quoted as git quotes
+ * it), and --config-env's variables. */
 static void git_guard_reads_config_from_the_environment(void **state)
 {
 	static const struct {
-		char *env[3];
-		bool blocked;
+		char *env[4];
+		const char *args;
+		const char *form;
 	} cases[] = {
-	    {{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", NULL}, true},
-	    {{"GIT_CONFIG_PARAMETERS='core.fsmonitor'='x'", NULL, NULL}, true},
-	    {{"GIT_CONFIG_PARAMETERS='user.name'='x'", NULL, NULL}, false},
-	    {{"GIT_CONFIG_KEY_0=user.name", NULL, NULL}, false},
+	    {{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", NULL},
+	     "status",
+	     "-c core.hooksPath=..."},
+	    {{"GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=/dev/null", NULL},
+	     "status",
+	     NULL},
+	    {{"GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=/dev/null", NULL},
+	     "commit -m x",
+	     "-c core.hooksPath=..."},
+	    {{"GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=false", NULL},
+	     "commit -m x",
+	     NULL},
+	    {{"GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=x",
+	      "GIT_CONFIG_KEY_1=include.path"},
+	     "status",
+	     "-c include.path=..."},
+	    {{"GIT_CONFIG_KEY_12=clean.requireForce", "GIT_CONFIG_VALUE_12=off", NULL},
+	     "clean -d",
+	     "-c clean.requireForce=false"},
+	    {{"GIT_CONFIG_KEY_0=user.name", NULL, NULL}, "status", NULL},
+	    {{"GIT_CONFIG_PARAMETERS='core.fsmonitor'='x'", NULL, NULL},
+	     "status",
+	     "-c core.fsmonitor=..."},
+	    {{"GIT_CONFIG_PARAMETERS='user.name'='x'", NULL, NULL}, "status", NULL},
+	    {{"GIT_CONFIG_PARAMETERS='core.hooksPath'='/dev/null'", NULL, NULL}, "ls-files", NULL},
+	    {{"GIT_CONFIG_PARAMETERS='core.hooksPath'='/dev/null'", NULL, NULL},
+	     "commit -m x",
+	     "-c core.hooksPath=..."},
+	    {{"GIT_CONFIG_PARAMETERS='core.fsmonitor'=''", NULL, NULL}, "commit -m x", NULL},
+	    {{"GIT_CONFIG_PARAMETERS='core.fsmonitor'=", NULL, NULL},
+	     "status",
+	     "-c core.fsmonitor=..."},
+	    {{"GIT_CONFIG_PARAMETERS='core.fsmonitor=false'", NULL, NULL}, "commit -m x", NULL},
+	    {{"GIT_CONFIG_PARAMETERS=' core.hooksPath =/x'", NULL, NULL},
+	     "status",
+	     "-c core.hooksPath=..."},
+	    {{"GIT_CONFIG_PARAMETERS='user.name'='a'  'Include.Path'='/x'", NULL, NULL},
+	     "status",
+	     "-c include.path=..."},
+	    {{"GIT_CONFIG_PARAMETERS='user.name'='it'\\''s' 'alias.x'='y'", NULL, NULL},
+	     "status",
+	     "-c alias.*=..."},
+	    {{"GIT_CONFIG_PARAMETERS='user.name'='a'\\!'b' 'core.hooksPath'='/e'", NULL, NULL},
+	     "status",
+	     "-c core.hooksPath=..."},
+	    {{"GIT_CONFIG_PARAMETERS='core.hooksPath", NULL, NULL},
+	     "status",
+	     "GIT_CONFIG_PARAMETERS=..."},
+	    {{"GIT_CONFIG_PARAMETERS=core.hooksPath=/x", NULL, NULL},
+	     "status",
+	     "GIT_CONFIG_PARAMETERS=..."},
+	    {{"GIT_CONFIG_PARAMETERS='a.b'x", NULL, NULL}, "status", "GIT_CONFIG_PARAMETERS=..."},
+	    {{"GIT_CONFIG_PARAMETERS='a.b'='c'd", NULL, NULL},
+	     "status",
+	     "GIT_CONFIG_PARAMETERS=..."},
+	    {{"GIT_CONFIG_PARAMETERS=", NULL, NULL}, "commit -m x", NULL},
+	    {{"H=/dev/null", NULL, NULL}, "--config-env=core.hooksPath=H status", NULL},
+	    {{"H=/dev/null", NULL, NULL},
+	     "--config-env=core.hooksPath=H commit -m x",
+	     "-c core.hooksPath=..."},
+	    {{"F=false", NULL, NULL}, "--config-env core.fsmonitor=F commit -m x", NULL},
+	    {{"F=/tmp/hook", NULL, NULL},
+	     "--config-env core.fsmonitor=F status",
+	     "-c core.fsmonitor=..."},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		_cleanup_strv_ struct strv argv = STRV_INIT;
-		_cleanup_git_decision_ struct git_decision d;
-		classify("status", (char *const *)cases[i].env, &d, &argv);
-		assert_int_equal(d.blocked, cases[i].blocked);
+		const struct git_case c = {cases[i].args, cases[i].form};
+		check_case(&c, (char *const *)cases[i].env, (char *const *)cases[i].env);
+	}
+}
+
+/* Another HOME or GIT_CONFIG_GLOBAL points git at config files the agent
+ * may have written (hooksPath, aliases, includes): only queries pass. */
+static void git_guard_refuses_changed_config_files_except_for_queries(void **state)
+{
+	static const struct {
+		char *env[3];
+		char *start[3];
+		const char *args;
+		const char *form;
+	} cases[] = {
+	    {{"HOME=/tmp/h"}, {"HOME=/home/u"}, "commit -m x", "commit with HOME changed"},
+	    {{"HOME=/tmp/h"}, {"HOME=/home/u"}, "status", NULL},
+	    {{"HOME=/tmp/h"}, {"HOME=/home/u"}, "ls-files", NULL},
+	    {{"HOME=/tmp/h"}, {"HOME=/home/u"}, "config --get user.name", NULL},
+	    {{"HOME=/tmp/h"}, {"HOME=/home/u"}, "config user.name x", "config with HOME changed"},
+	    {{"HOME=/tmp/h"}, {"HOME=/home/u"}, "co -- tracked", "co with HOME changed"},
+	    {{"HOME=/tmp/h"}, {"HOME=/home/u"}, "--version", NULL},
+	    {{"HOME=/tmp/h"}, {"HOME=/home/u"}, "", NULL},
+	    {{NULL}, {"HOME=/home/u"}, "commit -m x", "commit with HOME changed"},
+	    {{"HOME="}, {"HOME=/home/u"}, "commit -m x", "commit with HOME changed"},
+	    {{"GIT_CONFIG_GLOBAL=/tmp/g", "HOME=/h"},
+	     {"HOME=/h"},
+	     "push origin main",
+	     "push with GIT_CONFIG_GLOBAL changed"},
+	    {{"XDG_CONFIG_HOME=/tmp/x"},
+	     {NULL},
+	     "merge topic",
+	     "merge with XDG_CONFIG_HOME changed"},
+	    {{"GIT_CONFIG_SYSTEM=/tmp/s"},
+	     {NULL},
+	     "rebase main",
+	     "rebase with GIT_CONFIG_SYSTEM changed"},
+	    {{NULL},
+	     {"GIT_CONFIG_NOSYSTEM=1"},
+	     "am x.patch",
+	     "am with GIT_CONFIG_NOSYSTEM changed"},
+	    {{"GIT_CONFIG=/tmp/c"},
+	     {NULL},
+	     "cherry-pick abc",
+	     "cherry-pick with GIT_CONFIG changed"},
+	    {{"GIT_CONFIG_GLOBAL=/tmp/g"},
+	     {"GIT_CONFIG_GLOBAL=/tmp/f"},
+	     "switch main",
+	     "switch with GIT_CONFIG_GLOBAL changed"},
+	    {{"HOME=/h", "GIT_CONFIG_NOSYSTEM=1"},
+	     {"GIT_CONFIG_NOSYSTEM=1", "HOME=/h"},
+	     "commit -m x",
+	     NULL},
+	    {{"HOME=/h", "USER=other"}, {"HOME=/h"}, "commit -m x", NULL},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct git_case c = {cases[i].args, cases[i].form};
+		check_case(&c, (char *const *)cases[i].env, (char *const *)cases[i].start);
 	}
 }
 
@@ -237,7 +581,11 @@ int main(void)
 	    cmocka_unit_test(git_guard_refuses_forms_that_skip_hooks_or_overwrite_remotes),
 	    cmocka_unit_test(git_guard_finds_the_subcommand_after_global_options),
 	    cmocka_unit_test(git_guard_allows_everything_else),
+	    cmocka_unit_test(git_guard_refuses_config_that_reaches_around_the_guard),
+	    cmocka_unit_test(git_guard_refuses_plumbing_that_discards_work),
+	    cmocka_unit_test(git_guard_allows_hook_free_queries_and_fsmonitor_off),
 	    cmocka_unit_test(git_guard_reads_config_from_the_environment),
+	    cmocka_unit_test(git_guard_refuses_changed_config_files_except_for_queries),
 	    cmocka_unit_test(git_guard_reports_where_git_would_work),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
