@@ -36,14 +36,20 @@
 /* An index larger than this is not read (its gitlinks stay unguarded). */
 #define GUARD_INDEX_MAX (256 << 20)
 
+/* IN_CLOSE_WRITE: a pinned file written in place. */
 #define WATCH_MASK                                                                                 \
 	(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF |     \
-	 IN_ONLYDIR)
+	 IN_CLOSE_WRITE | IN_ONLYDIR)
+
+/* A pinned file larger than this is not pinned (a config never is). */
+#define GUARD_PINNED_MAX (1 << 20)
 
 struct target_state {
 	int root_fd;
 	unsigned hits;
 	time_t window_start;
+	struct stat verified; /* a pinned file as last found intact */
+	bool have_verified;
 };
 
 /* A repository whose gitlinks are guarded: see guard_watch_repository. */
@@ -122,6 +128,15 @@ static bool add_target(struct guard_plan *plan, const char *root, const char *re
 	return true;
 }
 
+static void guard_target_drop_last(struct guard_plan *plan)
+{
+	struct guard_target *t = &plan->targets[--plan->len];
+	free(t->root);
+	free(t->rest);
+	free(t->display);
+	free(t->content);
+}
+
 static void list_matches(const char *dir, const char *segment, struct guard_target *t)
 {
 	DIR *d = opendir(dir);
@@ -145,6 +160,21 @@ static char *parent_of(const char *path)
 	char *slash = strrchr(dir, '/');
 	slash[slash == dir ? 1 : 0] = '\0';
 	return dir;
+}
+
+/* Reads a pinned file once, at start: these are the bytes it must keep. */
+static void pin_content(struct guard_target *t, const char *path)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	_cleanup_free_ char *proc = NULL;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > GUARD_PINNED_MAX)
+		return;
+	proc = xasprintf("/proc/self/fd/%d", fd);
+	if (read_file(proc, GUARD_PINNED_MAX, &t->content, &t->content_len) < 0)
+		return;
+	t->pinned = true;
+	t->mode = st.st_mode & 07777;
 }
 
 void guard_plan_build(const struct policy *p, struct guard_plan *out)
@@ -172,6 +202,17 @@ void guard_plan_build(const struct policy *p, struct guard_plan *out)
 		if (add_target(out, root->path, rest, true, g->rule))
 			list_matches(g->dir, g->segment, &out->targets[out->len - 1]);
 	}
+	for (size_t i = 0; i < p->pinned_len; i++) {
+		const struct pinned_entry *e = &p->pinned[i];
+		_cleanup_free_ char *dir = parent_of(e->path);
+		const struct access_entry *root = writable_root(p, dir);
+		if (!root ||
+		    !add_target(out, root->path, below(e->path, root->path), false, e->rule))
+			continue;
+		pin_content(&out->targets[out->len - 1], e->path);
+		if (!out->targets[out->len - 1].pinned)
+			guard_target_drop_last(out);
+	}
 }
 
 void guard_plan_release(struct guard_plan *plan)
@@ -184,6 +225,7 @@ void guard_plan_release(struct guard_plan *plan)
 		for (size_t k = 0; k < t->present_len; k++)
 			free(t->present[k]);
 		free(t->present);
+		free(t->content);
 	}
 	free(plan->targets);
 	*plan = (struct guard_plan){0};
@@ -344,6 +386,84 @@ static void check_glob(struct guard *g, size_t index, int dir_fd, const char *di
 	}
 }
 
+static bool same_stat(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* True when dir_fd/name is a regular file holding exactly the pinned bytes. */
+static bool holds_pinned_bytes(const struct guard_target *t, int dir_fd, const char *name,
+			       struct stat *st)
+{
+	_cleanup_close_ int fd =
+	    openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, st) < 0 || !S_ISREG(st->st_mode) ||
+	    (size_t)st->st_size != t->content_len)
+		return false;
+	_cleanup_free_ char *buf = xmalloc(t->content_len + 1);
+	size_t got = 0;
+	while (got < t->content_len + 1) {
+		ssize_t n = read(fd, buf + got, t->content_len + 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got == t->content_len && memcmp(buf, t->content, got) == 0;
+}
+
+/* Writes the pinned bytes back under a new name and renames it over. */
+static int restore_pinned(struct guard *g, const struct guard_target *t, int dir_fd,
+			  const char *name)
+{
+	_cleanup_free_ char *tmp =
+	    xasprintf(".%s.agent-sandbox-restore-%s-%u", name, g->session, ++g->serial);
+	int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			t->mode ? t->mode : 0644);
+	if (fd < 0)
+		return -errno;
+	int r = write_all(fd, t->content, t->content_len);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
+		r = -errno;
+	if (r < 0)
+		unlinkat(dir_fd, tmp, 0);
+	return r;
+}
+
+/* A pinned file: git may replace it (by renaming a new one over it) as long
+ * as the bytes stay the same. Anything else there is moved aside and the
+ * bytes are written back. */
+static void check_pinned(struct guard *g, size_t index, int dir_fd, const char *name,
+			 const char *path)
+{
+	const struct guard_target *t = &g->own.targets[index];
+	struct target_state *st = &g->state[index];
+	struct stat now;
+	if (fstatat(dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && st->have_verified &&
+	    same_stat(&now, &st->verified))
+		return;
+	if (holds_pinned_bytes(t, dir_fd, name, &now)) {
+		st->verified = now;
+		st->have_verified = true;
+		return;
+	}
+	st->have_verified = false;
+	if (fstatat(dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) == 0)
+		quarantine(g, index, dir_fd, name, path, false);
+	int r = restore_pinned(g, t, dir_fd, name);
+	if (g->events_len && !strcmp(g->events[g->events_len - 1].path, path))
+		g->events[g->events_len - 1].restored = r == 0;
+	if (r < 0)
+		stop(g, xasprintf("%s changed and its content cannot be written back: %s; the "
+				  "sandbox was stopped",
+				  path, strerror(-r)));
+}
+
 /* Walks from the root to the target, watching every directory on the way. */
 static void check_target(struct guard *g, size_t index)
 {
@@ -372,6 +492,10 @@ static void check_target(struct guard *g, size_t index)
 			return;
 		}
 		strbuf_addf(&path, "/%s", name);
+		if (last && t->pinned) {
+			check_pinned(g, index, cur, name, path.buf);
+			return;
+		}
 		struct stat st;
 		if (fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return; /* not there: nothing to do until it appears */
@@ -442,6 +566,13 @@ int guard_start(struct guard **out, const struct guard_plan *plan, const struct 
 		if (!add_target(&g->own, t->root, t->rest, t->glob, t->rule))
 			continue;
 		struct guard_target *copy = &g->own.targets[g->own.len - 1];
+		if (t->pinned) {
+			copy->pinned = true;
+			copy->content = xmalloc(t->content_len + 1);
+			memcpy(copy->content, t->content, t->content_len + 1);
+			copy->content_len = t->content_len;
+			copy->mode = t->mode;
+		}
 		for (size_t k = 0; k < t->present_len; k++) {
 			copy->present =
 			    xreallocarray(copy->present, copy->present_len + 1, sizeof(char *));

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "error.h"
 #include "policy.h"
@@ -23,6 +24,13 @@ struct guard_target {
 	const struct rule *rule;
 	char **present; /* glob: matching names that existed at start */
 	size_t present_len;
+	/* A file that git rewrites itself (a submodule's config), so it cannot
+	 * be mounted read-only: its bytes must stay these, and whatever else
+	 * appears there is moved aside and these bytes written back. */
+	bool pinned;
+	char *content;
+	size_t content_len;
+	mode_t mode;
 };
 
 struct guard_plan {
@@ -31,8 +39,9 @@ struct guard_plan {
 };
 
 /* Which absent entries and globs of the policy need the guard: those with
- * level ro or exclude whose directory lies under a writable entry. Reads
- * the filesystem only to list what a glob matches at start. */
+ * level ro or exclude whose directory lies under a writable entry; and the
+ * policy's pinned files, whose content it reads. Reads the filesystem only
+ * for that and to list what a glob matches at start. */
 void guard_plan_build(const struct policy *p, struct guard_plan *out);
 void guard_plan_release(struct guard_plan *plan);
 
@@ -50,7 +59,8 @@ struct guard_event {
 	/* A symlink that appeared in place of a directory on the way to this
 	 * protected path, or NULL when the path itself appeared. */
 	const char *symlink_to;
-	char *error; /* why it could not be moved, or NULL */
+	char *error;   /* why it could not be moved, or NULL */
+	bool restored; /* a pinned file: its bytes were written back */
 };
 
 typedef void (*guard_report_fn)(void *ctx, const struct guard_event *event);

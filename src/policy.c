@@ -419,6 +419,24 @@ bool policy_rule_for_new(const struct policy *p, const char *path, const struct 
 	return best != NULL;
 }
 
+/* Pinned files leave the table: a mount on one would refuse the rename
+ * that git replaces it with. */
+static void take_pinned(struct policy *p)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < p->len; i++) {
+		struct access_entry *e = &p->entries[i];
+		if (!e->rule->pinned || e->is_dir) {
+			p->entries[kept++] = *e;
+			continue;
+		}
+		p->pinned = xreallocarray(p->pinned, p->pinned_len + 1, sizeof(*p->pinned));
+		p->pinned[p->pinned_len++] =
+		    (struct pinned_entry){.path = e->path, .rule = e->rule};
+	}
+	p->len = kept;
+}
+
 int policy_resolve(const struct policy_input *in, struct policy *out, struct error *err)
 {
 	struct candidates c = {0};
@@ -475,7 +493,19 @@ int policy_resolve(const struct policy_input *in, struct policy *out, struct err
 	if (r < 0)
 		goto fail;
 
+	/* Parents sort first, so such a rule beneath another sees its final
+	 * level. */
+	for (size_t i = 0; i < out->len; i++) {
+		struct access_entry *e = &out->entries[i];
+		if (!e->rule->tighten_only)
+			continue;
+		enum access_level covering = level_without(out, e->path);
+		if (covering > e->level)
+			e->level = covering;
+	}
+
 	drop_hidden_excludes(out);
+	take_pinned(out);
 
 	if (in->read_only)
 		for (size_t i = 0; i < out->len; i++)
@@ -512,6 +542,9 @@ void policy_release(struct policy *p)
 	for (size_t i = 0; i < p->absent_len; i++)
 		free(p->absent[i].path);
 	free(p->absent);
+	for (size_t i = 0; i < p->pinned_len; i++)
+		free(p->pinned[i].path);
+	free(p->pinned);
 	for (size_t i = 0; i < p->globs_len; i++) {
 		free(p->globs[i].source);
 		free(p->globs[i].dir);

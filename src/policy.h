@@ -62,9 +62,18 @@ struct glob_watch {
 	size_t order;
 };
 
+/* A file whose rule is pinned (see struct rule): not mounted; the guard
+ * keeps its bytes. */
+struct pinned_entry {
+	char *path;
+	const struct rule *rule;
+};
+
 struct policy {
 	struct access_entry *entries; /* sorted: every directory before its contents */
 	size_t len;
+	struct pinned_entry *pinned;
+	size_t pinned_len;
 	struct absent_entry *absent; /* sorted by path, one per path */
 	size_t absent_len;
 	struct glob_watch *globs;

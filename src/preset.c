@@ -1,19 +1,15 @@
-/* This file decides what each built-in preset protects. It reads a little of
- * the filesystem (where the git directory is, which branch is checked out)
- * and never changes it. Rules for paths that do not exist are still emitted:
- * the policy skips them, visibly, in --debug. */
+/* This file decides what each built-in preset protects. @git's rules, which
+ * read git directories, come from preset_git.c; nothing here changes the
+ * filesystem. Rules for paths that do not exist are still emitted: the
+ * policy skips them, visibly, in --debug. */
 #include "preset.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cleanup.h"
-#include "io.h"
-#include "path.h"
 #include "pattern.h"
+#include "preset_git.h"
 #include "suggest.h"
 #include "xalloc.h"
 
@@ -392,168 +388,6 @@ static void add_literal(struct rule_list *out, const char *path, enum access_lev
 	rule_list_add(out, escaped, level, LAYER_PRESET, origin);
 }
 
-struct git_dirs {
-	char *toplevel; /* the working tree holding .git */
-	char *git_dir;	/* .git, or .git/worktrees/<name> for a linked worktree */
-	char *common;	/* the shared repository: equal to git_dir unless linked */
-};
-
-static void git_dirs_release(struct git_dirs *g)
-{
-	free(g->toplevel);
-	free(g->git_dir);
-	free(g->common);
-}
-
-/* Reads a one-line file such as ".git" ("gitdir: X") or "commondir" and
- * returns its path, taken relative to base when it is relative. */
-static char *read_path_file(const char *file, const char *prefix, const char *base)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	if (read_file(file, 4096, &text, &len) < 0)
-		return NULL;
-	text[strcspn(text, "\r\n")] = '\0';
-	const char *value = text;
-	if (prefix) {
-		size_t n = strlen(prefix);
-		if (strncmp(text, prefix, n) != 0)
-			return NULL;
-		value += n;
-	}
-	if (!*value)
-		return NULL;
-	_cleanup_free_ char *joined =
-	    value[0] == '/' ? xstrdup(value) : xasprintf("%s/%s", base, value);
-	char *resolved = NULL;
-	if (path_resolve(joined, &resolved, NULL, NULL) < 0)
-		return NULL;
-	return resolved;
-}
-
-/* Finds the repository the working directory belongs to, the way git does:
- * the nearest ancestor with a .git directory or gitfile. */
-static bool git_discover(const char *cwd, struct git_dirs *g)
-{
-	_cleanup_free_ char *dir = xstrdup(cwd);
-	for (;;) {
-		_cleanup_free_ char *dotgit = xasprintf("%s/.git", strcmp(dir, "/") ? dir : "");
-		struct stat st;
-		if (lstat(dotgit, &st) == 0) {
-			if (S_ISDIR(st.st_mode)) {
-				g->git_dir = steal_ptr(&dotgit);
-			} else if (S_ISREG(st.st_mode)) {
-				g->git_dir = read_path_file(dotgit, "gitdir: ", dir);
-				if (!g->git_dir)
-					return false;
-			} else {
-				return false;
-			}
-			_cleanup_free_ char *commondir_file = xasprintf("%s/commondir", g->git_dir);
-			g->common = read_path_file(commondir_file, NULL, g->git_dir);
-			if (!g->common)
-				g->common = xstrdup(g->git_dir);
-			g->toplevel = steal_ptr(&dir);
-			return true;
-		}
-		if (!strcmp(dir, "/"))
-			return false;
-		char *slash = strrchr(dir, '/');
-		if (slash == dir)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Makes every branch ref read-only except the checked-out one, so that an
- * agent can commit on its branch but not move anybody else's. */
-static void protect_other_branches(const char *heads, const char *prefix, const char *current,
-				   int depth, struct rule_list *out)
-{
-	if (depth > 16)
-		return;
-	DIR *d = opendir(heads);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		_cleanup_free_ char *path = xasprintf("%s/%s", heads, de->d_name);
-		_cleanup_free_ char *name = xasprintf("%s%s", prefix, de->d_name);
-		if (is_dir(path)) {
-			_cleanup_free_ char *sub = xasprintf("%s/", name);
-			protect_other_branches(path, sub, current, depth + 1, out);
-		} else if (!current || strcmp(name, current) != 0) {
-			add_literal(out, path, ACCESS_RO, "@git-strict");
-		}
-	}
-	closedir(d);
-}
-
-static void expand_git(unsigned set, struct rule_list *out, const struct preset_context *ctx)
-{
-	struct git_dirs g = {0};
-	if (!git_discover(ctx->cwd, &g))
-		return;
-
-	/* Renaming .git away would carry the read-only hooks and config off
-	 * with it and let a fresh .git take its place; a mount point cannot
-	 * be renamed. Only where the directory is writable anyway. */
-	if (path_is_within(g.git_dir, ctx->cwd))
-		add_literal(out, g.git_dir, ACCESS_RW, "@git");
-	if (strcmp(g.git_dir, g.common) != 0) {
-		/* A linked worktree keeps its objects and refs in the main
-		 * repository, which git must be able to write to commit. */
-		add_literal(out, g.common, ACCESS_RW, "@git");
-		_cleanup_free_ char *wt_config = xasprintf("%s/config.worktree", g.git_dir);
-		add_literal(out, wt_config, ACCESS_RO, "@git");
-		/* The links between the worktree and its repository: rewritten,
-		 * they would point git at a repository of the agent's making. */
-		_cleanup_free_ char *gitfile = xasprintf("%s/.git", g.toplevel);
-		_cleanup_free_ char *commondir = xasprintf("%s/commondir", g.git_dir);
-		_cleanup_free_ char *gitdir = xasprintf("%s/gitdir", g.git_dir);
-		add_literal(out, gitfile, ACCESS_RO, "@git");
-		add_literal(out, commondir, ACCESS_RO, "@git");
-		add_literal(out, gitdir, ACCESS_RO, "@git");
-	}
-	_cleanup_free_ char *hooks = xasprintf("%s/hooks", g.common);
-	_cleanup_free_ char *config = xasprintf("%s/config", g.common);
-	_cleanup_free_ char *config_wt = xasprintf("%s/config.worktree", g.common);
-	_cleanup_free_ char *precommit = xasprintf("%s/.pre-commit-config.yaml", g.toplevel);
-	add_literal(out, hooks, ACCESS_RO, "@git");
-	add_literal(out, config, ACCESS_RO, "@git");
-	add_literal(out, config_wt, ACCESS_RO, "@git");
-	add_literal(out, precommit, ACCESS_RO, "@git");
-
-	if (set & P_GIT_STRICT) {
-		_cleanup_free_ char *tags = xasprintf("%s/refs/tags", g.common);
-		_cleanup_free_ char *packed = xasprintf("%s/packed-refs", g.common);
-		_cleanup_free_ char *heads = xasprintf("%s/refs/heads", g.common);
-		_cleanup_free_ char *head_file = xasprintf("%s/HEAD", g.git_dir);
-		add_literal(out, tags, ACCESS_RO, "@git-strict");
-		add_literal(out, packed, ACCESS_RO, "@git-strict");
-
-		_cleanup_free_ char *head = NULL;
-		size_t len = 0;
-		const char *current = NULL;
-		if (read_file(head_file, 4096, &head, &len) == 0) {
-			head[strcspn(head, "\r\n")] = '\0';
-			if (!strncmp(head, "ref: refs/heads/", 16))
-				current = head + 16;
-		}
-		protect_other_branches(heads, "", current, 0, out);
-	}
-	git_dirs_release(&g);
-}
-
 /* One agent directory's scripts, by suffix; "~/.claude" may be a literal
  * CLAUDE_CONFIG_DIR, so it is escaped when it is not written with "~". */
 static void add_scripts(struct rule_list *out, const char *dir, bool literal)
@@ -622,7 +456,7 @@ void preset_expand(unsigned set, const struct preset_context *ctx, struct rule_l
 		add_all(out, agent_configs, ARRAY_SIZE(agent_configs), ACCESS_RO, "@agent-configs");
 	}
 	if (set & (P_GIT | P_GIT_STRICT))
-		expand_git(set, out, ctx);
+		preset_git_expand(set & P_GIT_STRICT, ctx, out);
 	if (set & P_LINT_TS)
 		add_all(out, lint_ts, ARRAY_SIZE(lint_ts), ACCESS_RO, "@lint/ts");
 	if (set & P_LINT_GO)

@@ -32,6 +32,8 @@ struct preset_context {
 	const char *home;		 /* home directory, or NULL */
 	const char *global_config_dir;	 /* e.g. ~/.config/agent-sandbox */
 	const struct strv *config_files; /* every config file that was loaded */
+	const struct strv *git_entries;	 /* .git entries beneath cwd, or NULL */
+	char *const *envp;		 /* where git's config files are, or NULL */
 	const char *claude_config_dir;	 /* the host's CLAUDE_CONFIG_DIR, or NULL */
 };
 

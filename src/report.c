@@ -481,6 +481,8 @@ void report_quarantine(int fd, const struct guard *g)
 		term_escape_add(&sb, e->rule->origin);
 		strbuf_addstr(&sb, e->moved_to ? ") -> " : "): ");
 		term_escape_add(&sb, e->moved_to ? e->moved_to : e->error);
+		if (e->restored)
+			strbuf_addstr(&sb, "; its protected content written back");
 		strbuf_addch(&sb, '\n');
 	}
 	write_text(fd, &sb);

@@ -20,6 +20,20 @@ void rule_list_add(struct rule_list *list, const char *pattern, enum access_leve
 	};
 }
 
+void rule_list_add_tightening(struct rule_list *list, const char *pattern, enum access_level level,
+			      enum layer layer, const char *origin)
+{
+	rule_list_add(list, pattern, level, layer, origin);
+	list->items[list->len - 1].tighten_only = true;
+}
+
+void rule_list_add_pinned(struct rule_list *list, const char *pattern, enum layer layer,
+			  const char *origin)
+{
+	rule_list_add(list, pattern, ACCESS_RO, layer, origin);
+	list->items[list->len - 1].pinned = true;
+}
+
 void rule_list_release(struct rule_list *list)
 {
 	for (size_t i = 0; i < list->len; i++) {

@@ -26,6 +26,17 @@ struct rule {
 	enum access_level level;
 	enum layer layer;
 	char *origin; /* who asked: "@base", "<file>:4:12", "--rw" */
+	/* Never looser than what covers the path: a protection that must
+	 * not open a read-only or hidden tree. An rw rule of this kind is a
+	 * mount point only (a pin): it keeps a directory from being renamed
+	 * away, with the protected paths beneath it, and takes the level of
+	 * what covers it. */
+	bool tighten_only;
+	/* A file that git rewrites by renaming a new one over it (a
+	 * submodule's config), which a read-only mount would refuse: it is
+	 * not mounted at all, and the guard keeps its bytes instead (see
+	 * guard.h). */
+	bool pinned;
 };
 
 struct rule_list {
@@ -41,6 +52,12 @@ struct rule_list {
 
 void rule_list_add(struct rule_list *list, const char *pattern, enum access_level level,
 		   enum layer layer, const char *origin);
+/* Adds a ro rule whose file the guard pins instead of a mount. */
+void rule_list_add_pinned(struct rule_list *list, const char *pattern, enum layer layer,
+			  const char *origin);
+/* Adds a rule that only tightens (see struct rule). */
+void rule_list_add_tightening(struct rule_list *list, const char *pattern, enum access_level level,
+			      enum layer layer, const char *origin);
 void rule_list_release(struct rule_list *list);
 
 const char *access_level_name(enum access_level level);

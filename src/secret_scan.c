@@ -146,6 +146,8 @@ static int walk(struct walker *w, int dirfd, size_t depth)
 			if (!(mark == 1 && w->path.buf[0] == '/'))
 				strbuf_addch(&w->path, '/');
 			strbuf_add(&w->path, name, len);
+			if (len == 4 && !memcmp(name, ".git", 4) && type != DT_UNKNOWN)
+				strv_push(&w->out->git_entries, w->path.buf);
 			if (type != DT_DIR) {
 				w->out->files++;
 				check_file(w, dirfd, name, len, type);
@@ -177,7 +179,7 @@ static int walk(struct walker *w, int dirfd, size_t depth)
 int secret_scan(const char *root, const struct secret_scan_options *opts,
 		struct secret_scan_result *out, struct error *err)
 {
-	*out = (struct secret_scan_result){0};
+	*out = (struct secret_scan_result){.git_entries = STRV_INIT};
 	_cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return error_errno(err, EXIT_SETUP, errno, "scanning %s for secrets", root);
@@ -198,5 +200,6 @@ void secret_scan_result_release(struct secret_scan_result *r)
 	for (size_t i = 0; i < r->len; i++)
 		free(r->items[i].path);
 	free(r->items);
+	strv_release(&r->git_entries);
 	*r = (struct secret_scan_result){0};
 }

@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "name_pattern.h"
+#include "strv.h"
 
 struct secret_scan_options {
 	const struct name_pattern_set *patterns; /* names to mask */
@@ -28,6 +29,10 @@ struct secret_scan_result {
 	size_t files;	   /* entries that are not directories */
 	size_t dirs;	   /* directories entered */
 	size_t unreadable; /* directories that could not be opened */
+	/* Every ".git" directory or file met on the way (absolute, in walk
+	 * order): the repositories, submodules and linked worktrees beneath
+	 * the root, found without a second walk. */
+	struct strv git_entries;
 };
 
 /* The pattern name reported for a .npmrc masked for its content. */

@@ -306,6 +306,8 @@ static void build_rules(const struct session *s, const struct config *cfg, char 
 	    .home = s->home,
 	    .global_config_dir = s->global_dir,
 	    .config_files = &cfg->files,
+	    .git_entries = &s->secrets.found.git_entries,
+	    .envp = envp,
 	    .claude_config_dir = s->claude_config_dir,
 	};
 	preset_expand(preset_select(&cfg->presets), &pctx, rules);
@@ -469,6 +471,8 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	s->docker_socket = find_docker_socket(envp);
 	if (prepare_audit(s, cli, envp, err) < 0)
 		return -1;
+	/* The scan runs before the rules: @git protects the repositories it
+	 * finds. */
 	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
 		return -1;
 	report_secrets_debug(dbg, &s->secrets);

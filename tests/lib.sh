@@ -56,6 +56,11 @@ expect_err_contains()
 	grep -qF -- "$1" "$T/err" || fail "stderr lacks '$1'"
 }
 
+expect_err_lacks()
+{
+	! grep -qF -- "$1" "$T/err" || fail "stderr has '$1'"
+}
+
 expect_file()
 {
 	[ -e "$1" ] || fail "expected $1 to exist on the host"

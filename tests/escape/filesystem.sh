@@ -220,10 +220,17 @@ test_a_config_written_beside_the_protected_one_stops_the_next_run_instead_of_loo
 {
 	make_guarded_project
 	# The protected .agent-sandbox.json says no network. The project
-	# directory is writable, so a .agent-sandbox.jsonc can be created...
+	# directory is writable, so a .agent-sandbox.jsonc can be created,
+	# and the guard moves it aside at once...
 	sbx sh -c 'echo "{\"network\": true, \"filesystem\": {\"rw\": [\"~\"]}}" >.agent-sandbox.jsonc'
 	expect_status 0
-	# ...but the next run refuses to start instead of merging it in.
+	expect_no_file .agent-sandbox.jsonc
+	# ...and one written from a session one directory up, beyond this
+	# guard's reach, makes the next run refuse to start instead of merging
+	# it in.
+	sbx -C .. sh -c 'echo "{\"network\": true, \"filesystem\": {\"rw\": [\"~\"]}}" >work/.agent-sandbox.jsonc'
+	expect_status 0
+	expect_file .agent-sandbox.jsonc
 	sbx sh -c 'touch "$HOME/pwned"'
 	expect_status 2
 	expect_err_contains "keep one of them"

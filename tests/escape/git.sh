@@ -24,7 +24,6 @@
 #   --stdin, read-tree --reset, checkout-index -f, reset --merge,
 #   branch -M / -C, worktree remove --force
 #
-# A known limit, not run: see pending_a_missing_config_worktree_cannot_be_created.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib"
 
@@ -379,19 +378,19 @@ test_a_linked_worktree_cannot_be_repointed()
 	[ "$after" = "$before" ] || fail "the worktree was repointed"
 }
 
-# A known limit, not run: with extensions.worktreeConfig on, a worktree's
-# config.worktree that does not exist yet can be created (its directory
-# must stay writable for git, and nothing can be mounted on a missing file
-# without creating it on the host). README lists it.
-pending_a_missing_config_worktree_cannot_be_created()
+# With extensions.worktreeConfig on, a worktree's config.worktree that does
+# not exist yet cannot be mounted over (that would create it on the host),
+# so the write succeeds inside and the guard moves the file aside.
+test_a_missing_config_worktree_does_not_stay_on_the_host()
 {
 	mkdir main
 	(cd main && make_guarded_project && git config extensions.worktreeConfig true &&
 		git worktree add -q ../wt) || fail "worktree setup failed"
 	cd wt || fail "no worktree"
-	sbx sh -c 'printf "[core]\n\thooksPath = /dev/null\n" 2>/dev/null >../main/.git/worktrees/wt/config.worktree && echo "config.worktree"; true'
-	expect_out ""
+	sbx sh -c 'printf "[core]\n\thooksPath = /dev/null\n" 2>/dev/null >../main/.git/worktrees/wt/config.worktree; true'
+	expect_status 0
 	expect_no_file ../main/.git/worktrees/wt/config.worktree
+	expect_err_contains "main/.git/worktrees/wt/config.worktree (ro by @git"
 }
 
 # A library preloaded through the config's env.set (or --env) loads into

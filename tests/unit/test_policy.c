@@ -443,6 +443,64 @@ static void policy_follows_symlink_outside_writable_dirs_and_tightening_ones(voi
 	}
 }
 
+/* A tightening rule never opens a read-only or hidden tree: an rw one (a
+ * pin, a mount point and nothing more) takes the level of what covers it,
+ * an ro one stays hidden inside a hidden tree. */
+static void policy_never_loosens_with_a_tightening_rule(void **state)
+{
+	const char *dir = *state;
+	make_tree(dir);
+	unit_mkdir(dir, "proj/secret/inner");
+	static const struct {
+		struct test_rule rules[3];
+		const char *pin;
+		enum access_level pin_level;
+		bool read_only;
+		int level; /* -1: no entry (inside a hidden tree) */
+	} cases[] = {
+	    {{COVER_CWD, END_RULES}, "proj/src", ACCESS_RW, false, ACCESS_RW},
+	    {{COVER_CWD, R(RO, CLI, "proj"), END_RULES}, "proj/src", ACCESS_RW, false, ACCESS_RO},
+	    {{COVER_CWD, R(RO, CLI, "proj/src"), END_RULES},
+	     "proj/src",
+	     ACCESS_RW,
+	     false,
+	     ACCESS_RO},
+	    {{COVER_CWD, R(EXCLUDE, CLI, "proj/secret"), END_RULES},
+	     "proj/secret/inner",
+	     ACCESS_RW,
+	     false,
+	     -1},
+	    {{COVER_CWD, R(EXCLUDE, CLI, "proj/secret"), END_RULES},
+	     "proj/secret/inner",
+	     ACCESS_RO,
+	     false,
+	     -1},
+	    {{COVER_CWD, END_RULES}, "proj/src", ACCESS_RO, false, ACCESS_RO},
+	    {{COVER_CWD, END_RULES}, "proj/src", ACCESS_RW, true, ACCESS_RO},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_run_ run = {.rules = RULE_LIST_INIT, .err = ERROR_INIT};
+		for (size_t j = 0; cases[i].rules[j].path; j++) {
+			_cleanup_free_ char *pattern = unit_path(dir, cases[i].rules[j].path);
+			rule_list_add(&run.rules, pattern, cases[i].rules[j].level,
+				      cases[i].rules[j].layer, "rule");
+		}
+		_cleanup_free_ char *pin = unit_path(dir, cases[i].pin);
+		rule_list_add_tightening(&run.rules, pin, cases[i].pin_level, LAYER_PRESET, "pin");
+		_cleanup_free_ char *cwd = unit_path(dir, "proj");
+		const struct policy_input in = {
+		    .rules = &run.rules, .cwd = cwd, .read_only = cases[i].read_only};
+		if (policy_resolve(&in, &run.policy, &run.err) < 0)
+			unit_fail("case %zu: %s", i, run.err.msg);
+		if (cases[i].level < 0) {
+			if (find_entry(&run.policy, dir, cases[i].pin))
+				unit_fail("case %zu: the pin shows inside a hidden tree", i);
+			continue;
+		}
+		assert_level(&run.policy, dir, cases[i].pin, (enum access_level)cases[i].level, i);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +515,7 @@ int main(void)
 	    unit_tmp_test(policy_decides_a_new_path_like_an_existing_one),
 	    unit_tmp_test(policy_rejects_rules_it_cannot_enforce),
 	    unit_tmp_test(policy_follows_symlink_outside_writable_dirs_and_tightening_ones),
+	    unit_tmp_test(policy_never_loosens_with_a_tightening_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

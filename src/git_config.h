@@ -1,0 +1,20 @@
+/* A reader for git's config file syntax: sections, subsections, quoting,
+ * escapes, continuation lines and comments. It only turns bytes into
+ * key/value pairs; what a key means is decided by the caller. The bytes come
+ * from the project, so they are untrusted: any input is read to the end
+ * without a crash, and a malformed line ends the reading. */
+#pragma once
+
+#include <stddef.h>
+
+/* Called once per variable. key is "section.name" or
+ * "section.subsection.name", with section and name in lower case (git
+ * compares them without regard to case) and the subsection as written.
+ * value is NULL for a variable written without "=" (boolean true). A
+ * nonzero return stops the reading and is returned. */
+typedef int (*git_config_fn)(const char *key, const char *value, void *data);
+
+/* Reads text (len bytes, NUL bytes allowed; they end a line's reading as
+ * git does not accept them). Returns 0, the callback's nonzero value, or -1
+ * when a line is malformed: the variables before it have been reported. */
+int git_config_parse(const char *text, size_t len, git_config_fn fn, void *data);

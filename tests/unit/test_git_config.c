@@ -1,0 +1,112 @@
+/* Unit tests for the git config reader: each case's expected pairs are what
+ * `git config -f FILE --list` prints for the same text, and malformed text
+ * is refused where git refuses it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "git_config.h"
+#include "strbuf.h"
+#include "unit.h"
+
+static int collect(const char *key, const char *value, void *data)
+{
+	struct strbuf *sb = data;
+	strbuf_addstr(sb, key);
+	if (value)
+		strbuf_addf(sb, "=%s", value);
+	strbuf_addch(sb, '\n');
+	return 0;
+}
+
+struct config_case {
+	const char *text;
+	const char *pairs; /* one "key=value" or "key" per line */
+};
+
+static void git_config_reads_what_git_reads(void **state)
+{
+	static const struct config_case cases[] = {
+	    {"[core]\n\tfsmonitor = \"touch /tmp/PWN;false\"\n\thooksPath = .githooks\n",
+	     "core.fsmonitor=touch /tmp/PWN;false\ncore.hookspath=.githooks\n"},
+	    {"[include]\n\tpath = ../x.cfg\n[includeIf \"gitdir:~/work/\"]\n\tpath = w.cfg\n",
+	     "include.path=../x.cfg\nincludeif.gitdir:~/work/.path=w.cfg\n"},
+	    {"; c\n# c\n[alias]\n\tst = \"!sh -c \\\"echo \\\\\\\"x\\\\\\\"\\\"\" # t\n"
+	     "\tco = checkout \\\n  --quiet\n",
+	     "alias.st=!sh -c \"echo \\\"x\\\"\"\nalias.co=checkout   --quiet\n"},
+	    {"[Filter \"LFS\"]\n\tclean = git-lfs clean -- %f\n\trequired\n",
+	     "filter.LFS.clean=git-lfs clean -- %f\nfilter.LFS.required\n"},
+	    {"\xef\xbb\xbf[core.Sub]\r\n\teditor=vim\r\n[diff \"x y\"] command = ./d.sh\n",
+	     "core.sub.editor=vim\ndiff.x y.command=./d.sh\n"},
+	    {"[a]\nb = x\\ty\\n\\b\\\\\\\"", "a.b=x\ty\n\b\\\"\n"},
+	    {"[a]\nb = \"  kept  \"  ;c\nc\n", "a.b=  kept  \na.c\n"},
+	    {"[a \"q\\\"\\\\x\"]\nk=v", "a.q\"\\x.k=v\n"},
+	    {"[a]\nb=", "a.b=\n"},
+	    {"k = v\n[a]\nb\n", "a.b\n"},
+	    {"", ""},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		int r = git_config_parse(cases[i].text, strlen(cases[i].text), collect, &sb);
+		if (r != 0)
+			unit_fail("case %zu: refused", i);
+		if (strcmp(strbuf_str(&sb), cases[i].pairs))
+			unit_fail("case %zu: got\n%s\nexpected\n%s", i, strbuf_str(&sb),
+				  cases[i].pairs);
+		strbuf_release(&sb);
+	}
+}
+
+static void git_config_refuses_malformed_lines_after_reporting_the_earlier_ones(void **state)
+{
+	static const char *const bad[] = {
+	    "[a]\nb = \"open\n", "[a]\nb c\n",	 "[a \"x\"\nb=1\n", "[a]\nb = \\q\n",
+	    "[]\nk=v\n",	 "[a b]\nk=v\n", "[a]\n1k=v\n",	    "[a]\nb = x\0y\n[c]\nd=1\n",
+	};
+	static const size_t lens[] = {0, 0, 0, 0, 0, 0, 0, 20};
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		size_t len = lens[i] ? lens[i] : strlen(bad[i]);
+		if (git_config_parse(bad[i], len, collect, &sb) != -1)
+			unit_fail("case %zu: accepted, got\n%s", i, strbuf_str(&sb));
+		strbuf_release(&sb);
+	}
+	struct strbuf sb = STRBUF_INIT;
+	const char *text = "[a]\nx=1\ny z\n";
+	assert_int_equal(git_config_parse(text, strlen(text), collect, &sb), -1);
+	assert_string_equal(strbuf_str(&sb), "a.x=1\n");
+	strbuf_release(&sb);
+}
+
+static int stop_at_second(const char *key, const char *value, void *data)
+{
+	int *seen = data;
+	(void)key;
+	(void)value;
+	return ++*seen == 2 ? 7 : 0;
+}
+
+static void git_config_stops_when_the_callback_asks(void **state)
+{
+	(void)state;
+	int seen = 0;
+	const char *text = "[a]\nx=1\ny=2\nz=3\n";
+	assert_int_equal(git_config_parse(text, strlen(text), stop_at_second, &seen), 7);
+	assert_int_equal(seen, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(git_config_reads_what_git_reads),
+	    cmocka_unit_test(git_config_refuses_malformed_lines_after_reporting_the_earlier_ones),
+	    cmocka_unit_test(git_config_stops_when_the_callback_asks),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
