@@ -24,7 +24,7 @@ struct env_result {
 	struct strv envp;    /* the environment to hand on */
 	struct strv dropped; /* names only, never values */
 	struct strv reasons; /* why each name was dropped, in the same order */
-	struct strv set;     /* names set by env.set or --env NAME=VALUE */
+	struct strv set;     /* names set by env.set, --env NAME=VALUE or a preset */
 };
 
 /* The default pattern a name matches when it looks like a secret, or NULL. */

@@ -1,5 +1,6 @@
 /* Built-in presets: named bundles of path rules. Users cannot define new
- * ones. @all (the default) is @base @caches @agents @git @lint/all. */
+ * ones. @all (the default) is @base @caches @agents @git @agent-configs
+ * @lint/all. */
 #pragma once
 
 #include <stdbool.h>
@@ -33,6 +34,7 @@ struct preset_context {
 	const struct strv *config_files; /* every config file that was loaded */
 	const struct strv *git_entries;	 /* .git entries beneath cwd, or NULL */
 	char *const *envp;		 /* where git's config files are, or NULL */
+	const char *claude_config_dir;	 /* the host's CLAUDE_CONFIG_DIR, or NULL */
 };
 
 /* Appends the rules of every preset in the set, at LAYER_PRESET. */

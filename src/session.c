@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "agent_state.h"
 #include "audit.h"
 #include "env.h"
 #include "host_sockets.h"
@@ -175,6 +176,65 @@ static void build_environment(struct session *s, const struct cli *cli, char *co
 	report_env_debug(dbg, &s->env);
 }
 
+/* With @agents, Claude Code inside works on a global config of its own
+ * (agent_state.c). An env.set or --env of CLAUDE_CONFIG_DIR wins. */
+static void point_claude_at_its_copy(struct session *s, char *const *envp, const struct debug *dbg)
+{
+	s->claude_config_dir = agent_state_users_claude_dir(envp, s->home, inside_sandbox());
+	if (!(s->presets & preset_lookup("@agents")))
+		return;
+	_cleanup_free_ char *entry = agent_state_claude_env(envp, s->home);
+	if (!entry || env_get(strv_array(&s->env.envp), "CLAUDE_CONFIG_DIR"))
+		return;
+	strv_push(&s->env.envp, entry);
+	strv_push(&s->env.set, "CLAUDE_CONFIG_DIR");
+	s->seed_claude = true;
+	debug_line(dbg, "agents: %s, so that Claude Code keeps its own copy of ~/.claude.json",
+		   entry);
+}
+
+/* Only a real run writes on the host; policy and --dry-run leave it as
+ * it is. What cannot be made costs a session its shell snapshots or
+ * Claude Code its onboarding state, not the run. */
+static bool writes_agent_state(const struct session *s, const struct cli *cli)
+{
+	return (s->presets & preset_lookup("@agents")) && s->home && cli->verb == VERB_RUN &&
+	       !cli->dry_run && !inside_sandbox() && !s->cfg.read_only.value;
+}
+
+/* Before the policy: the directories made here are then mounted read-only
+ * like any other. */
+static void make_sourced_dirs(const struct session *s, const struct cli *cli,
+			      const struct debug *dbg)
+{
+	if (!writes_agent_state(s, cli))
+		return;
+	_cleanup_error_ struct error derr = ERROR_INIT;
+	int made = agent_state_make_sourced_dirs(s->home, s->claude_config_dir, &derr);
+	if (made < 0)
+		debug_line(dbg, "agents: %s", derr.msg);
+	else if (made > 0)
+		debug_line(dbg,
+			   "agents: made %d empty director%s for shell snapshots and hook env "
+			   "files, to be mounted read-only",
+			   made, made == 1 ? "y" : "ies");
+}
+
+/* Last, once the run is sure to start. */
+static void seed_claude_config(const struct session *s, const struct cli *cli,
+			       const struct debug *dbg)
+{
+	if (!s->seed_claude || !writes_agent_state(s, cli))
+		return;
+	_cleanup_error_ struct error serr = ERROR_INIT;
+	int r = agent_state_seed_claude(s->home, &serr);
+	if (r < 0)
+		debug_line(dbg, "agents: Claude Code starts without a copy of ~/.claude.json: %s",
+			   serr.msg);
+	else if (r > 0)
+		debug_line(dbg, "agents: copied ~/.claude.json to ~/.claude/.claude.json");
+}
+
 /* The audit log is the host's record of what the sandbox did: it is hidden
  * inside whether or not this run writes to it (build_rules). Only a real
  * run creates its directory (policy and --dry-run leave the host
@@ -248,6 +308,7 @@ static void build_rules(const struct session *s, const struct config *cfg, char 
 	    .config_files = &cfg->files,
 	    .git_entries = &s->secrets.found.git_entries,
 	    .envp = envp,
+	    .claude_config_dir = s->claude_config_dir,
 	};
 	preset_expand(preset_select(&cfg->presets), &pctx, rules);
 	for (size_t i = 0; i < cfg->rules.len; i++) {
@@ -392,6 +453,7 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	preset_describe(s->presets, &names);
 	s->presets_text = strbuf_detach(&names);
 	debug_line(dbg, "presets: %s", s->presets_text);
+	point_claude_at_its_copy(s, envp, dbg);
 
 	if (s->presets & preset_lookup("@base")) {
 		struct stat st;
@@ -414,6 +476,7 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
 		return -1;
 	report_secrets_debug(dbg, &s->secrets);
+	make_sourced_dirs(s, cli, dbg);
 	build_rules(s, &s->cfg, envp, &s->rules);
 
 	struct policy_input in = {
@@ -427,7 +490,10 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	report_policy_notes(dbg, &s->policy);
 	if (check_trust(s, cli, &base, envp, dbg, err) < 0)
 		return -1;
-	return build_wrappers(s, envp, dbg, err);
+	if (build_wrappers(s, envp, dbg, err) < 0)
+		return -1;
+	seed_claude_config(s, cli, dbg);
+	return 0;
 }
 
 void session_release(struct session *s)

@@ -32,7 +32,9 @@ struct session {
 	bool audit;		/* this run writes the audit log */
 	bool nested;		/* this run is inside a sandbox already */
 	struct wrapper_plan wrappers;
-	struct trust_check trust; /* may the project config apply? */
+	struct trust_check trust;      /* may the project config apply? */
+	const char *claude_config_dir; /* the host's CLAUDE_CONFIG_DIR (in envp), or NULL */
+	bool seed_claude;	       /* Claude Code inside uses ~/.claude/.claude.json */
 };
 
 int session_build(struct session *s, const struct cli *cli, char *const *envp,

@@ -60,7 +60,9 @@ test_symlink_in_place_of_a_directory_on_the_way_is_moved()
 	expect_status 0
 	[ -L "$T/work/.vscode" ] && fail "the symlink .vscode is still there"
 	expect_no_file "$T/work/.vscode/tasks.json"
-	expect_err_contains "a symlink on the way to $T/work/.vscode/tasks.json"
+	# @agent-configs protects other files in .vscode too: the report may
+	# name any of them.
+	expect_err_contains "a symlink on the way to $T/work/.vscode/"
 }
 
 test_new_name_matching_a_protected_glob_is_moved_and_old_ones_stay()

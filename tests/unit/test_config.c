@@ -185,8 +185,8 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 	     "duplicate key \"ro\" (first at 3:5)"},
 	    {"{\"filesystem\": {\"presets\": [\"@gti\"]}}", "1:29",
 	     "unknown preset \"@gti\"; did you mean \"@git\"? (known presets: @all, @base, "
-	     "@caches, @agents, @git, @git-strict, @lint/all, @lint/ts, @lint/go, "
-	     "@lint/python; prefix with \"!\" to remove one)"},
+	     "@caches, @agents, @git, @git-strict, @agent-configs, @lint/all, @lint/ts, "
+	     "@lint/go, @lint/python; prefix with \"!\" to remove one)"},
 	    {"{\"filesystem\": {\"presets\": [\"@base\", \"!@lint/pyton\"]}}", "1:38",
 	     "unknown preset \"!@lint/pyton\"; did you mean \"!@lint/python\"?"},
 	    {"{\"filesystem\": {\"presets\": [\"base\"]}}", "1:29",
