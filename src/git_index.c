@@ -8,6 +8,7 @@
 #include "git_index.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -51,7 +52,26 @@ static int read_varint(const unsigned char **p, const unsigned char *end, size_t
 	return 0;
 }
 
-static int parse(const unsigned char *buf, size_t len, size_t hash_len, struct strv *out)
+/* The extensions after the entries: only "link" (a split index) matters,
+ * naming the shared index that holds the other entries. */
+static void read_extensions(const unsigned char *p, const unsigned char *end, size_t hash_len,
+			    char *shared)
+{
+	while ((size_t)(end - p) >= 8 + hash_len) {
+		uint32_t size = be32(p + 4);
+		if ((size_t)(end - p) - 8 - hash_len < size)
+			return;
+		if (!memcmp(p, "link", 4) && size >= hash_len) {
+			for (size_t i = 0; i < hash_len; i++)
+				snprintf(shared + 2 * i, 3, "%02x", p[8 + i]);
+			return;
+		}
+		p += 8 + size;
+	}
+}
+
+static int parse(const unsigned char *buf, size_t len, size_t hash_len, struct strv *out,
+		 char *shared)
 {
 	if (len < 12 || memcmp(buf, "DIRC", 4) != 0)
 		return -1;
@@ -61,6 +81,7 @@ static int parse(const unsigned char *buf, size_t len, size_t hash_len, struct s
 		return -1;
 	const unsigned char *p = buf + 12, *end = buf + len;
 	_cleanup_strbuf_ struct strbuf name = STRBUF_INIT;
+	size_t replaced = 0, replaced_gitlinks = 0;
 	for (uint32_t i = 0; i < count; i++) {
 		const unsigned char *entry = p;
 		if ((size_t)(end - p) < ENTRY_FIXED + hash_len + 2)
@@ -104,21 +125,43 @@ static int parse(const unsigned char *buf, size_t len, size_t hash_len, struct s
 		 * means the object names are of another size. */
 		if ((flags & NAME_MASK) != NAME_MASK && (flags & NAME_MASK) != name.len)
 			return -1;
-		if (name.len == 0)
-			return -1;
+		/* An entry with no name replaces one of the shared index (a
+		 * split index); its mode can make that one a gitlink, whose
+		 * name only the shared index knows. */
+		if (name.len == 0) {
+			replaced++;
+			if ((mode & 0170000u) == MODE_GITLINK)
+				replaced_gitlinks++;
+			continue;
+		}
 		if ((mode & 0170000u) == MODE_GITLINK)
 			strv_push(out, strbuf_str(&name));
 	}
+	char link[65] = "";
+	read_extensions(p, end, hash_len, link);
+	if (replaced && !link[0])
+		return -1; /* nameless entries belong to a split index only */
+	if (shared)
+		memcpy(shared, link, sizeof(link));
+	if (replaced_gitlinks)
+		strv_push(out, GIT_INDEX_UNNAMED_GITLINK);
 	return 0;
 }
 
 int git_index_gitlinks(const void *buf, size_t len, struct strv *out)
 {
+	return git_index_read(buf, len, out, NULL);
+}
+
+int git_index_read(const void *buf, size_t len, struct strv *out, char *shared)
+{
+	if (shared)
+		shared[0] = '\0';
 	/* SHA-1 first; SHA-256 repositories have 32-byte names. */
 	static const size_t hash_lens[] = {20, 32};
 	for (size_t i = 0; i < 2; i++) {
 		struct strv found = STRV_INIT;
-		if (parse(buf, len, hash_lens[i], &found) == 0) {
+		if (parse(buf, len, hash_lens[i], &found, shared) == 0) {
 			strv_extend(out, &found);
 			strv_release(&found);
 			return 0;

@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <stdint.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,10 +39,16 @@
 /* An index larger than this is not read (its gitlinks stay unguarded). */
 #define GUARD_INDEX_MAX (256 << 20)
 
-/* IN_CLOSE_WRITE: a pinned file written in place. */
+/* IN_MODIFY, IN_CLOSE_WRITE, IN_ATTRIB: a pinned file written in place
+ * (or made a hard link of). */
 #define WATCH_MASK                                                                                 \
 	(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF |     \
-	 IN_CLOSE_WRITE | IN_ONLYDIR)
+	 IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB)
+
+/* Every target is also checked this often, events or not: a write through
+ * a hard link in a directory nobody watches, or watches the sandbox used
+ * up, raises no event here. */
+#define GUARD_TICK_MS 250
 
 /* A pinned file larger than this is not pinned (a config never is). */
 #define GUARD_PINNED_MAX (1 << 20)
@@ -77,6 +86,9 @@ struct guard {
 	struct watched *watched; /* directories with a watch */
 	size_t watched_len;
 	int inotify_fd;
+	int timer_fd;
+	int epoll_fd;	/* both of the above */
+	bool sweep_now; /* look for new .git entries at once */
 	char *quarantine_base;
 	char *quarantine_dir;
 	char *session;
@@ -244,9 +256,15 @@ static void watch(struct guard *g, int dir_fd)
 	}
 	char proc[64];
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dir_fd);
-	/* A directory that cannot be watched (the per-user limit) is still
-	 * checked at every other event and at the end. */
-	(void)inotify_add_watch(g->inotify_fd, proc, WATCH_MASK);
+	/* The per-user watch limit is shared with the sandbox, which can use
+	 * it up: a path that cannot be watched stops the sandbox (the tick
+	 * still checks it until then). */
+	if (inotify_add_watch(g->inotify_fd, proc, WATCH_MASK) < 0 && !g->stop_reason &&
+	    (errno == ENOSPC || errno == ENOMEM))
+		g->stop_reason = xasprintf("cannot watch a directory on the way to a protected "
+					   "path: %s (fs.inotify.max_user_watches); the sandbox "
+					   "was stopped",
+					   strerror(errno));
 }
 
 static int open_quarantine(struct guard *g, struct error *err)
@@ -447,7 +465,12 @@ static void check_pinned(struct guard *g, size_t index, int dir_fd, const char *
 	if (fstatat(dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && st->have_verified &&
 	    same_stat(&now, &st->verified))
 		return;
-	if (holds_pinned_bytes(t, dir_fd, name, &now)) {
+	if (holds_pinned_bytes(t, dir_fd, name, &now) && now.st_nlink == 1) {
+		/* Watched itself too: a write through another name of it
+		 * would tell its directory nothing. */
+		_cleanup_close_ int fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			watch(g, fd);
 		st->verified = now;
 		st->have_verified = true;
 		return;
@@ -556,8 +579,18 @@ int guard_start(struct guard **out, const struct guard_plan *plan, const struct 
 	    .ctx = ctx,
 	};
 	g->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (g->inotify_fd < 0) {
-		error_errno(err, EXIT_SETUP, errno, "creating an inotify instance for the guard");
+	g->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	g->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	struct itimerspec tick = {
+	    .it_interval = {.tv_nsec = GUARD_TICK_MS * 1000000L},
+	    .it_value = {.tv_nsec = GUARD_TICK_MS * 1000000L},
+	};
+	struct epoll_event ev = {.events = EPOLLIN};
+	if (g->inotify_fd < 0 || g->timer_fd < 0 || g->epoll_fd < 0 ||
+	    timerfd_settime(g->timer_fd, 0, &tick, NULL) < 0 ||
+	    epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, g->inotify_fd, &ev) < 0 ||
+	    epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, g->timer_fd, &ev) < 0) {
+		error_errno(err, EXIT_SETUP, errno, "setting up the guard's watches");
 		guard_free(g);
 		return -1;
 	}
@@ -581,6 +614,12 @@ int guard_start(struct guard **out, const struct guard_plan *plan, const struct 
 		adopt_last_target(g);
 	}
 	check_all(g);
+	if (g->stop_reason) {
+		error_set(err, EXIT_SETUP, "the guard %s", g->stop_reason);
+		error_hint(err, "raise the limit: sudo sysctl fs.inotify.max_user_watches=524288");
+		guard_free(g);
+		return -1;
+	}
 	*out = g;
 	return 0;
 }
@@ -627,16 +666,32 @@ static void check_repository(struct guard *g, struct repository_watch *rw, bool 
 		return;
 	if (!first && st.st_ino == rw->last.st_ino && st.st_size == rw->last.st_size &&
 	    st.st_mtim.tv_sec == rw->last.st_mtim.tv_sec &&
-	    st.st_mtim.tv_nsec == rw->last.st_mtim.tv_nsec)
-		return;
+	    st.st_mtim.tv_nsec == rw->last.st_mtim.tv_nsec &&
+	    st.st_ctim.tv_sec == rw->last.st_ctim.tv_sec &&
+	    st.st_ctim.tv_nsec == rw->last.st_ctim.tv_nsec)
+		return; /* ctime too: futimens can put an old mtime back */
 	rw->last = st;
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	_cleanup_strv_ struct strv links = STRV_INIT;
+	char shared[65];
 	if (read_file(rw->index, GUARD_INDEX_MAX, &text, &len) < 0 ||
-	    git_index_gitlinks(text, len, &links) < 0)
+	    git_index_read(text, len, &links, shared) < 0)
 		return;
+	if (shared[0]) {
+		/* A split index keeps most entries in the shared one. */
+		_cleanup_free_ char *dir = parent_of(rw->index);
+		_cleanup_free_ char *shared_path = xasprintf("%s/sharedindex.%s", dir, shared);
+		_cleanup_free_ char *more = NULL;
+		size_t more_len = 0;
+		if (read_file(shared_path, GUARD_INDEX_MAX, &more, &more_len) == 0)
+			(void)git_index_gitlinks(more, more_len, &links);
+	}
 	for (size_t i = 0; i < links.len; i++) {
+		if (!strcmp(links.items[i], GIT_INDEX_UNNAMED_GITLINK)) {
+			g->sweep_now = true; /* a gitlink whose path the index hides */
+			continue;
+		}
 		if (strv_contains(&rw->known, links.items[i]))
 			continue;
 		strv_push(&rw->known, links.items[i]);
@@ -662,7 +717,7 @@ void guard_watch_repository(struct guard *g, const char *toplevel, const char *i
 
 int guard_fd(const struct guard *g)
 {
-	return g->inotify_fd;
+	return g->epoll_fd;
 }
 
 int guard_dispatch(struct guard *g)
@@ -675,6 +730,9 @@ int guard_dispatch(struct guard *g)
 			break;
 		any = true;
 	}
+	uint64_t ticks;
+	if (read(g->timer_fd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks))
+		any = true;
 	/* An overflowed queue reads like any other event: check everything. */
 	if (any)
 		check_all(g);
@@ -726,6 +784,10 @@ void guard_free(struct guard *g)
 	free(g->rules);
 	if (g->inotify_fd >= 0)
 		close(g->inotify_fd);
+	if (g->timer_fd >= 0)
+		close(g->timer_fd);
+	if (g->epoll_fd >= 0)
+		close(g->epoll_fd);
 	if (g->quarantine_fd >= 0)
 		close(g->quarantine_fd);
 	for (size_t i = 0; i < g->events_len; i++) {

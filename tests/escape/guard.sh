@@ -192,4 +192,104 @@ test_a_repository_planted_in_a_submodule_not_checked_out_does_not_run_on_the_hos
 	expect_no_file "$T/work/libs/sub/.git"
 }
 
+# A project with a checked-out submodule, its upstream outside the project.
+make_submodule_project()
+{
+	make_guarded_project
+	mkdir "$T/upstream" && git -C "$T/upstream" init -q -b main &&
+		git -C "$T/upstream" commit -q --allow-empty -m up &&
+		git -c protocol.file.allow=always submodule add -q "$T/upstream" sub >/dev/null 2>&1 &&
+		git -c core.hooksPath=/dev/null commit -qm "add sub" || fail "could not add the submodule"
+}
+
+test_a_gitlink_hidden_in_a_split_index_is_still_found()
+{
+	make_guarded_project
+	sbx sh -c "mkdir evil && ( $(plant_repository evil) ) && G=/run/agent-sandbox/bin/git &&
+		cp .git/index .git/idx2 && GIT_INDEX_FILE=.git/idx2 \$G add evil 2>/dev/null &&
+		GIT_INDEX_FILE=.git/idx2 \$G update-index --split-index && mv .git/idx2 .git/index; true"
+	expect_status 0
+	git status >/dev/null 2>&1
+	expect_no_file "$HOME/fsmonitor-ran"
+	expect_no_file "$T/work/evil/.git"
+}
+
+test_an_index_rewritten_with_its_old_times_is_read_again()
+{
+	make_guarded_project
+	echo data >a && git add a && git -c core.hooksPath=/dev/null commit -qm a
+	# Turn the entry for a into a gitlink in place, same size, and put
+	# the index's old modification time back.
+	sbx sh -c "rm a && mkdir a && ( $(plant_repository a) ) && $PY -c '
+import os, sys
+p = \".git/index\"
+st = os.stat(p)
+data = bytearray(open(p, \"rb\").read())
+i = data.find(b\"a\\0\")
+mode = i - 2 - 20 - 16
+data[mode:mode + 4] = (0o160000).to_bytes(4, \"big\")
+fd = os.open(p, os.O_WRONLY)
+os.write(fd, bytes(data))
+os.close(fd)
+os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+'; sleep 1; true"
+	git status >/dev/null 2>&1
+	expect_no_file "$HOME/fsmonitor-ran"
+}
+
+test_a_pinned_config_written_in_place_is_restored_while_the_writer_waits()
+{
+	make_submodule_project
+	before=$(cat .git/modules/sub/config)
+	sbx $PY -c '
+import os, time
+p = ".git/modules/sub/config"
+fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+os.write(fd, b"[core]\n\tfsmonitor = touch planted\n")
+time.sleep(1.5)
+print("planted" if b"fsmonitor" in open(p, "rb").read() else "restored")
+'
+	expect_status 0
+	expect_out restored
+	[ "$(cat .git/modules/sub/config)" = "$before" ] || fail "the submodule's config changed"
+}
+
+test_a_pinned_config_with_a_second_name_is_restored()
+{
+	make_submodule_project
+	before=$(cat .git/modules/sub/config)
+	sbx sh -c 'ln .git/modules/sub/config .git/refs/linked && sleep 1 &&
+		printf "[core]\n\tfsmonitor = touch planted\n" >>.git/refs/linked; sleep 1; true'
+	expect_status 0
+	[ "$(cat .git/modules/sub/config)" = "$before" ] || fail "the submodule's config changed"
+	[ "$(stat -c %h .git/modules/sub/config)" = 1 ] || fail "the config still has a second name"
+}
+
+test_using_up_the_inotify_watches_stops_the_sandbox()
+{
+	limit=$(cat /proc/sys/fs/inotify/max_user_watches)
+	# Each watch needs a file to watch: beyond this the test would take
+	# minutes, so a machine with a larger limit does not run it.
+	[ "$limit" -le 300000 ] || return 0
+	sbx $PY -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0)
+os.makedirs("/tmp/w", exist_ok=True)
+for i in range(400000):
+    p = "/tmp/w/%d" % i
+    open(p, "w").close()
+    if libc.inotify_add_watch(fd, p.encode(), 2) < 0:
+        break
+os.mkdir(".claude")
+open(".claude/settings.json", "w").write("{\"hooks\": {}}")
+import time; time.sleep(3)
+print("survived")
+'
+	expect_status 1
+	expect_err_contains "cannot watch"
+	expect_out_lacks survived
+	expect_no_file "$T/work/.claude/settings.json"
+}
+
 run_tests
