@@ -171,7 +171,7 @@ int git_index_read(const void *buf, size_t len, struct strv *out, char *shared)
 	return -1;
 }
 
-int git_index_find(const char *cwd, char **toplevel, char **index)
+int git_index_find(const char *cwd, char **toplevel, char **index, char **common)
 {
 	_cleanup_free_ char *dir = xstrdup(cwd);
 	for (;;) {
@@ -199,6 +199,21 @@ int git_index_find(const char *cwd, char **toplevel, char **index)
 			}
 			*index = xasprintf("%s/index", git_dir);
 			*toplevel = steal_ptr(&dir);
+			/* A linked worktree's common directory is named in its
+			 * commondir file, relative to the git directory. */
+			_cleanup_free_ char *commondir = xasprintf("%s/commondir", git_dir);
+			_cleanup_free_ char *named = NULL;
+			size_t named_len = 0;
+			*common = NULL;
+			if (read_file(commondir, 4096, &named, &named_len) == 0) {
+				named[strcspn(named, "\r\n")] = '\0';
+				_cleanup_free_ char *joined =
+				    named[0] == '/' ? xstrdup(named)
+						    : xasprintf("%s/%s", git_dir, named);
+				(void)path_resolve(joined, common, NULL, NULL);
+			} else {
+				(void)path_resolve(git_dir, common, NULL, NULL);
+			}
 			return 0;
 		}
 		if (!strcmp(dir, "/"))

@@ -24,10 +24,12 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "git_config.h"
 #include "git_index.h"
 #include "io.h"
 #include "path.h"
 #include "pattern.h"
+#include "secret_scan.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -69,6 +71,18 @@ struct repository_watch {
 	struct stat last;  /* the index as last read */
 };
 
+/* The working directory, swept for .git entries that were not there at
+ * start: see guard_watch_tree. */
+struct tree_watch {
+	char *root;
+	char *common; /* the repository's common directory, or NULL */
+	const struct name_pattern_set *skip;
+	struct strv known;
+	struct timespec last;
+	double last_ms;
+	const struct rule *rule;
+};
+
 struct watched {
 	dev_t dev;
 	ino_t ino;
@@ -89,6 +103,7 @@ struct guard {
 	int timer_fd;
 	int epoll_fd;	/* both of the above */
 	bool sweep_now; /* look for new .git entries at once */
+	struct tree_watch *tree;
 	char *quarantine_base;
 	char *quarantine_dir;
 	char *session;
@@ -715,6 +730,207 @@ void guard_watch_repository(struct guard *g, const char *toplevel, const char *i
 	check_repository(g, rw, true);
 }
 
+/* Config keys a repository made by git init or git clone holds, and that
+ * run nothing: anything else in a repository that appeared inside the
+ * project (fsmonitor, hooksPath, aliases, filters, includes, ...) makes it
+ * an intruder. */
+static const struct {
+	const char *section, *name;
+	bool subsection; /* the key has one ("remote.origin.url") */
+} harmless_keys[] = {
+    {"core", "repositoryformatversion", false},
+    {"core", "filemode", false},
+    {"core", "bare", false},
+    {"core", "logallrefupdates", false},
+    {"core", "ignorecase", false},
+    {"core", "precomposeunicode", false},
+    {"core", "symlinks", false},
+    {"core", "autocrlf", false},
+    {"core", "eol", false},
+    {"core", "worktree", false},
+    {"extensions", "objectformat", false},
+    {"init", "defaultbranch", false},
+    {"user", "name", false},
+    {"user", "email", false},
+    {"remote", "url", true},
+    {"remote", "fetch", true},
+    {"remote", "pushurl", true},
+    {"branch", "remote", true},
+    {"branch", "merge", true},
+    {"branch", "rebase", true},
+    {"submodule", "url", true},
+    {"submodule", "active", true},
+};
+
+static int check_key(const char *key, const char *value, void *data)
+{
+	(void)value;
+	(void)data;
+	const char *dot = strchr(key, '.');
+	const char *last = strrchr(key, '.');
+	if (!dot)
+		return 1;
+	size_t section_len = (size_t)(dot - key);
+	bool subsection = last != dot;
+	for (size_t i = 0; i < ARRAY_SIZE(harmless_keys); i++)
+		if (strlen(harmless_keys[i].section) == section_len &&
+		    !strncmp(harmless_keys[i].section, key, section_len) &&
+		    !strcmp(harmless_keys[i].name, last + 1) &&
+		    harmless_keys[i].subsection == subsection)
+			return 0;
+	return 1;
+}
+
+static bool file_exists(const char *dir, const char *name)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+/* True when a host git run where this .git is would read no configuration
+ * and run no hook the sandbox chose: a linked worktree of the repository
+ * itself, or a plain repository as git init or git clone leaves it. */
+static bool repository_is_harmless(const struct tree_watch *tw, const char *dotgit)
+{
+	struct stat st;
+	if (lstat(dotgit, &st) < 0)
+		return true;
+	_cleanup_free_ char *dir = parent_of(dotgit);
+	_cleanup_free_ char *git_dir = NULL;
+	if (S_ISDIR(st.st_mode)) {
+		git_dir = xstrdup(dotgit);
+	} else if (S_ISREG(st.st_mode)) {
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0;
+		if (read_file(dotgit, 4096, &text, &len) < 0 || strncmp(text, "gitdir: ", 8) != 0)
+			return false;
+		text[strcspn(text, "\r\n")] = '\0';
+		_cleanup_free_ char *target =
+		    text[8] == '/' ? xstrdup(text + 8) : xasprintf("%s/%s", dir, text + 8);
+		if (path_resolve(target, &git_dir, NULL, NULL) < 0)
+			return true; /* points nowhere: git refuses to run there */
+	} else {
+		return false; /* a symlink, a fifo: git would follow or choke */
+	}
+	if (file_exists(git_dir, "config.worktree"))
+		return false;
+	_cleanup_free_ char *commondir_file = xasprintf("%s/commondir", git_dir);
+	if (lstat(commondir_file, &st) == 0) {
+		/* Only a linked worktree of this repository, whose
+		 * configuration and hooks are the protected ones. */
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0;
+		if (!tw->common || read_file(commondir_file, 4096, &text, &len) < 0)
+			return false;
+		text[strcspn(text, "\r\n")] = '\0';
+		_cleanup_free_ char *joined =
+		    text[0] == '/' ? xstrdup(text) : xasprintf("%s/%s", git_dir, text);
+		_cleanup_free_ char *common = NULL;
+		_cleanup_free_ char *admin = xasprintf("%s/worktrees/", tw->common);
+		return path_resolve(joined, &common, NULL, NULL) == 0 &&
+		       !strcmp(common, tw->common) && !strncmp(git_dir, admin, strlen(admin)) &&
+		       !strchr(git_dir + strlen(admin), '/');
+	}
+	_cleanup_free_ char *config = xasprintf("%s/config", git_dir);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (lstat(config, &st) == 0 &&
+	    (!S_ISREG(st.st_mode) || read_file(config, 1 << 20, &text, &len) < 0 ||
+	     git_config_parse(text, len, check_key, NULL) != 0))
+		return false;
+	/* git init and git clone copy only sample hooks, which never run. */
+	_cleanup_free_ char *hooks = xasprintf("%s/hooks", git_dir);
+	DIR *d = opendir(hooks);
+	if (!d)
+		return lstat(hooks, &st) < 0;
+	bool harmless = true;
+	struct dirent *de;
+	while (harmless && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    (n < 7 || strcmp(de->d_name + n - 7, ".sample")))
+			harmless = false;
+	}
+	closedir(d);
+	return harmless;
+}
+
+/* Walks the working directory (as the secret scan does) for .git entries
+ * that were not there at start, and guards each that is not harmless. */
+static void sweep_tree(struct guard *g)
+{
+	struct tree_watch *tw = g->tree;
+	struct timespec start, end;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	struct name_pattern_set none = {0};
+	struct secret_scan_options opts = {.patterns = &none, .allow = &none, .skip = tw->skip};
+	struct secret_scan_result found;
+	_cleanup_error_ struct error err = ERROR_INIT;
+	if (secret_scan(tw->root, &opts, &found, &err) == 0) {
+		for (size_t i = 0; i < found.git_entries.len; i++) {
+			const char *dotgit = found.git_entries.items[i];
+			if (strv_contains(&tw->known, dotgit) || repository_is_harmless(tw, dotgit))
+				continue;
+			const struct access_entry *root = writable_root(g->policy, dotgit);
+			if (!root || !add_target(&g->own, root->path, below(dotgit, root->path),
+						 false, tw->rule))
+				continue;
+			adopt_last_target(g);
+			check_target(g, g->own.len - 1);
+		}
+		secret_scan_result_release(&found);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	tw->last = end;
+	tw->last_ms =
+	    (double)(end.tv_sec - start.tv_sec) * 1e3 + (double)(end.tv_nsec - start.tv_nsec) / 1e6;
+}
+
+/* A sweep costs a walk of the tree: at most one a second, and less often
+ * in trees so large that a walk takes more than 5% of the time. */
+static void maybe_sweep(struct guard *g, bool now)
+{
+	struct tree_watch *tw = g->tree;
+	if (!tw)
+		return;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	double since = (double)(t.tv_sec - tw->last.tv_sec) * 1e3 +
+		       (double)(t.tv_nsec - tw->last.tv_nsec) / 1e6;
+	double interval = tw->last_ms * 20 > 1000 ? tw->last_ms * 20 : 1000;
+	if (now || g->sweep_now || since >= interval) {
+		g->sweep_now = false;
+		sweep_tree(g);
+	}
+}
+
+void guard_watch_tree(struct guard *g, const char *root, const char *common,
+		      const struct name_pattern_set *skip, const struct strv *known)
+{
+	struct tree_watch *tw = xcalloc(1, sizeof(*tw));
+	struct rule *r = xcalloc(1, sizeof(*r));
+	*r = (struct rule){
+	    .pattern = xstrdup(".git"),
+	    .level = ACCESS_RO,
+	    .layer = LAYER_BUILTIN,
+	    .origin = xstrdup("@git (a repository that appeared in the project, with "
+			      "configuration or hooks that run)"),
+	};
+	g->rules = xreallocarray(g->rules, g->rules_len + 1, sizeof(*g->rules));
+	g->rules[g->rules_len++] = r;
+	*tw = (struct tree_watch){
+	    .root = xstrdup(root),
+	    .common = common ? xstrdup(common) : NULL,
+	    .skip = skip,
+	    .known = STRV_INIT,
+	    .rule = r,
+	};
+	strv_extend(&tw->known, known);
+	clock_gettime(CLOCK_MONOTONIC, &tw->last);
+	g->tree = tw;
+}
+
 int guard_fd(const struct guard *g)
 {
 	return g->epoll_fd;
@@ -736,12 +952,14 @@ int guard_dispatch(struct guard *g)
 	/* An overflowed queue reads like any other event: check everything. */
 	if (any)
 		check_all(g);
+	maybe_sweep(g, false);
 	return g->stop_reason ? -1 : 0;
 }
 
 void guard_finish(struct guard *g)
 {
 	check_all(g);
+	maybe_sweep(g, true);
 }
 
 const char *guard_stop_reason(const struct guard *g)
@@ -776,6 +994,12 @@ void guard_free(struct guard *g)
 		strv_release(&g->repos[i].known);
 	}
 	free(g->repos);
+	if (g->tree) {
+		free(g->tree->root);
+		free(g->tree->common);
+		strv_release(&g->tree->known);
+		free(g->tree);
+	}
 	for (size_t i = 0; i < g->rules_len; i++) {
 		free(g->rules[i]->pattern);
 		free(g->rules[i]->origin);

@@ -12,8 +12,10 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "name_pattern.h"
 #include "policy.h"
 #include "strbuf.h"
+#include "strv.h"
 
 /* One path the guard holds: where it would appear, and the rule behind it. */
 struct guard_target {
@@ -81,7 +83,17 @@ int guard_start(struct guard **out, const struct guard_plan *plan, const struct 
  * index did not have, is moved aside. */
 void guard_watch_repository(struct guard *g, const char *toplevel, const char *index);
 
-/* The inotify descriptor to wait on. */
+/* Sweeps root (the working directory) for .git entries that were not among
+ * known at start, skipping directories that match skip, at most once a
+ * second and at the end: a repository that appears there with
+ * configuration or hooks that run (a host git started in that directory
+ * would run them) is moved aside. Plain repositories (git init, git clone)
+ * and linked worktrees of the repository whose common directory is common
+ * stay. */
+void guard_watch_tree(struct guard *g, const char *root, const char *common,
+		      const struct name_pattern_set *skip, const struct strv *known);
+
+/* The descriptor to wait on. */
 int guard_fd(const struct guard *g);
 
 /* Reads the pending events and checks every target again. Returns -1 when

@@ -194,9 +194,12 @@ static int start_guard(const struct session *s, const struct guard_plan *plan,
 	_cleanup_free_ char *base = s->audit_dir ? xasprintf("%s/quarantine", s->audit_dir) : NULL;
 	if (guard_start(out, plan, &s->policy, base, session, guard_reported, sinks, err) < 0)
 		return -1;
-	_cleanup_free_ char *toplevel = NULL, *index = NULL;
-	if (git_index_find(s->cwd, &toplevel, &index) == 0)
+	_cleanup_free_ char *toplevel = NULL, *index = NULL, *common = NULL;
+	if (git_index_find(s->cwd, &toplevel, &index, &common) == 0)
 		guard_watch_repository(*out, toplevel, index);
+	if (!s->secrets.skipped_root)
+		guard_watch_tree(*out, s->cwd, common, &s->secrets.skip,
+				 &s->secrets.found.git_entries);
 	report_guard_debug(dbg, plan);
 	return 0;
 }

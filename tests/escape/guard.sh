@@ -265,7 +265,7 @@ test_a_pinned_config_with_a_second_name_is_restored()
 	[ "$(stat -c %h .git/modules/sub/config)" = 1 ] || fail "the config still has a second name"
 }
 
-test_using_up_the_inotify_watches_stops_the_sandbox()
+test_using_up_the_inotify_watches_does_not_blind_the_guard()
 {
 	limit=$(cat /proc/sys/fs/inotify/max_user_watches)
 	# Each watch needs a file to watch: beyond this the test would take
@@ -286,10 +286,53 @@ open(".claude/settings.json", "w").write("{\"hooks\": {}}")
 import time; time.sleep(3)
 print("survived")
 '
-	expect_status 1
-	expect_err_contains "cannot watch"
-	expect_out_lacks survived
+	# Stopped for want of a watch; or, when another process freed one
+	# meanwhile, the file was moved aside as usual. It never stays.
+	if [ "$rc" -eq 0 ]; then
+		expect_err_contains ".claude/settings.json"
+	else
+		expect_status 1
+		expect_err_contains "cannot watch"
+		expect_out_lacks survived
+	fi
 	expect_no_file "$T/work/.claude/settings.json"
+}
+
+test_a_repository_planted_in_a_subdirectory_does_not_run_on_the_host()
+{
+	make_guarded_project
+	mkdir src && echo x >src/f && git add src && git -c core.hooksPath=/dev/null commit -qm src
+	# A bare repository hidden in the object store, and a gitfile in src/
+	# pointing at it: git status at the top looks the same, but any git
+	# started in src/ (a shell prompt) reads the planted config.
+	sbx sh -c "G=/run/agent-sandbox/bin/git && \$G init -q --bare .git/objects/pack/.e &&
+		printf '[core]\n\tfsmonitor = \"touch %s/fsmonitor-ran; false\"\n\trepositoryformatversion = 0\n' \"\$HOME\" >.git/objects/pack/.e/config &&
+		echo 'gitdir: ../.git/objects/pack/.e' >src/.git && sleep 2.5; true"
+	expect_status 0
+	expect_no_file "$T/work/src/.git"
+	(cd src && git status >/dev/null 2>&1)
+	expect_no_file "$HOME/fsmonitor-ran"
+	expect_err_contains "src/.git (ro by @git (a repository that appeared"
+}
+
+test_a_plain_clone_and_a_new_worktree_inside_the_project_stay()
+{
+	make_guarded_project
+	mkdir "$T/upstream" && git -C "$T/upstream" init -q && git -C "$T/upstream" commit -q --allow-empty -m up
+	sbx --ro "$T/upstream" sh -c "git clone -q '$T/upstream' vendor/lib && git worktree add -q wt 2>&1 && sleep 1.5; ls -d vendor/lib/.git wt/.git"
+	expect_status 0
+	expect_file "$T/work/vendor/lib/.git"
+	expect_file "$T/work/wt/.git"
+	expect_err_lacks "moved aside"
+}
+
+test_a_repository_made_inside_that_later_gains_a_hook_is_moved()
+{
+	make_guarded_project
+	sbx sh -c 'mkdir tool && cd tool && /run/agent-sandbox/bin/git init -q && sleep 1.5 &&
+		printf "#!/bin/sh\ntouch planted\n" >.git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && sleep 2; true'
+	expect_status 0
+	expect_no_file "$T/work/tool/.git"
 }
 
 run_tests
