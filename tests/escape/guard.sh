@@ -286,6 +286,17 @@ open(".claude/settings.json", "w").write("{\"hooks\": {}}")
 import time; time.sleep(3)
 print("survived")
 '
+	# The kernel frees the used-up watches some time after the sandbox is
+	# gone: wait for that, so that the tests after this one have theirs.
+	$PY -c '
+import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0)
+for _ in range(600):
+    if libc.inotify_add_watch(fd, b"/", 2) >= 0:
+        break
+    time.sleep(0.1)
+'
 	# Stopped for want of a watch; or, when another process freed one
 	# meanwhile, the file was moved aside as usual. It never stays.
 	if [ "$rc" -eq 0 ]; then
