@@ -288,15 +288,22 @@ print("survived")
 '
 	# The kernel frees the used-up watches some time after the sandbox is
 	# gone: wait for that, so that the tests after this one have theirs.
-	$PY -c '
-import ctypes, os, time
+	mkdir "$T/probe" && $PY -c '
+import ctypes, os, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
-fd = libc.inotify_init1(0)
+paths = []
+for i in range(2000):
+    p = os.path.join(sys.argv[1], str(i))
+    open(p, "w").close()
+    paths.append(p.encode())
 for _ in range(600):
-    if libc.inotify_add_watch(fd, b"/", 2) >= 0:
+    fd = libc.inotify_init1(0)
+    ok = all(libc.inotify_add_watch(fd, p, 2) >= 0 for p in paths)
+    os.close(fd)
+    if ok:
         break
     time.sleep(0.1)
-'
+' "$T/probe"
 	# Stopped for want of a watch; or, when another process freed one
 	# meanwhile, the file was moved aside as usual. It never stays.
 	if [ "$rc" -eq 0 ]; then
