@@ -978,6 +978,35 @@ const char *guard_quarantine_dir(const struct guard *g)
 	return g->quarantine_dir;
 }
 
+/* Closing an inotify instance waits for the kernel to retire its watches
+ * (a grace period: milliseconds, on the way out of every run). A child
+ * process holding the last reference closes it after we are gone, once we
+ * have dropped ours. */
+static void close_later(int fd)
+{
+	int sync[2];
+	if (pipe2(sync, O_CLOEXEC) < 0) {
+		close(fd);
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(sync[1]);
+		char c;
+		while (read(sync[0], &c, 1) < 0 && errno == EINTR)
+			;
+		/* Nothing of the caller's (a pipe it waits on) stays open. */
+		if (fd > 0)
+			close_range(0, (unsigned)fd - 1, 0);
+		close_range((unsigned)fd + 1, ~0U, 0);
+		close(fd);
+		_exit(0);
+	}
+	close(fd);
+	close(sync[0]);
+	close(sync[1]);
+}
+
 void guard_free(struct guard *g)
 {
 	if (!g)
@@ -1007,7 +1036,7 @@ void guard_free(struct guard *g)
 	}
 	free(g->rules);
 	if (g->inotify_fd >= 0)
-		close(g->inotify_fd);
+		close_later(g->inotify_fd);
 	if (g->timer_fd >= 0)
 		close(g->timer_fd);
 	if (g->epoll_fd >= 0)
