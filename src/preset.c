@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "env.h"
 #include "pattern.h"
 #include "preset_git.h"
 #include "suggest.h"
@@ -491,6 +492,26 @@ static void expand_agents(const struct preset_context *ctx, struct rule_list *ou
 	add_scripts(out, dir, true);
 }
 
+/* The same secrets where XDG_CONFIG_HOME or XDG_DATA_HOME move them: git's
+ * credential store and fish's history follow those variables. */
+static void add_xdg_secrets(const struct preset_context *ctx, struct rule_list *out)
+{
+	static const struct {
+		const char *var;
+		const char *rel;
+	} moved[] = {
+	    {"XDG_CONFIG_HOME", "git/credentials"},
+	    {"XDG_DATA_HOME", "fish/fish_history"},
+	};
+	for (size_t i = 0; ctx->envp && i < ARRAY_SIZE(moved); i++) {
+		const char *dir = env_get(ctx->envp, moved[i].var);
+		if (!dir || dir[0] != '/')
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, moved[i].rel);
+		add_literal(out, path, ACCESS_EXCLUDE, "@base");
+	}
+}
+
 void preset_expand(unsigned set, const struct preset_context *ctx, struct rule_list *out)
 {
 	if (set & P_BASE) {
@@ -500,6 +521,7 @@ void preset_expand(unsigned set, const struct preset_context *ctx, struct rule_l
 			rule_list_add(out, ".", ACCESS_RW, LAYER_PRESET,
 				      "@base (working directory)");
 		add_all(out, home_secrets, ARRAY_SIZE(home_secrets), ACCESS_EXCLUDE, "@base");
+		add_xdg_secrets(ctx, out);
 		rule_list_add(out, ".agent-sandbox*", ACCESS_RO, LAYER_PRESET, "@base");
 		if (ctx->global_config_dir)
 			add_literal(out, ctx->global_config_dir, ACCESS_RO,

@@ -20,7 +20,7 @@
 #   reading another user's file in /tmp
 #   writing or removing the audit log from inside
 #   reading or rewriting shell and REPL histories, ~/.viminfo and git's
-#   ~/.config/git/credentials
+#   credential store, where XDG_CONFIG_HOME and XDG_DATA_HOME put them too
 #
 # Writing /proc/sys as root (kernel.core_pattern) is refused too.
 . "$(dirname "$0")/../lib.sh"
@@ -276,6 +276,18 @@ test_histories_and_credentials_read_as_empty_and_cannot_be_rewritten()
 	expect_status 0
 	expect_out_contains started
 	expect_content "$HOME/.bash_history" "token-in-.bash_history"
+}
+
+test_credentials_and_history_moved_by_xdg_variables_read_as_empty()
+{
+	mkdir -p "$HOME/xdg-config/git" "$HOME/xdg-data/fish"
+	echo token >"$HOME/xdg-config/git/credentials"
+	echo history >"$HOME/xdg-data/fish/fish_history"
+	XDG_CONFIG_HOME="$HOME/xdg-config" XDG_DATA_HOME="$HOME/xdg-data" \
+		sbx sh -c 'cat "$HOME/xdg-config/git/credentials" "$HOME/xdg-data/fish/fish_history"'
+	expect_status 0
+	expect_out ""
+	expect_content "$HOME/xdg-config/git/credentials" token
 }
 
 test_writing_outside_the_project_is_refused()
