@@ -185,6 +185,13 @@ static const char *const cache_code[] = {
      * HF_MODULES_CACHE move them. */
     "~/.cache/torch/hub",
     "~/.cache/huggingface/modules",
+    /* pipx run keeps the venvs of the tools it runs here and runs them
+     * again for days. */
+    "~/.cache/pipx",
+    /* The AUR helpers' clones: the next upgrade runs git (and its hooks)
+     * in them, and makepkg their PKGBUILDs. */
+    "~/.cache/yay",
+    "~/.cache/paru",
 };
 
 /* The agents' own directories: their state (sessions, history, logs,

@@ -298,7 +298,8 @@ test_users_claude_config_dir_gets_the_same_protection()
 # Entries of ~/.cache that host programs run, import, or share by hard link
 # with host venvs (uv): the directories, and a file deep in each.
 CACHE_CODE=".cache/uv/ .cache/pypoetry/virtualenvs/ .cache/bazelisk/ .cache/bazel/
-.cache/coursier/ .cache/deno/ .cache/torch/hub/ .cache/huggingface/modules/
+.cache/coursier/ .cache/deno/ .cache/torch/hub/ .cache/huggingface/modules/ .cache/pipx/
+.cache/yay/ .cache/paru/ .cache/yay/pkg/.git/hooks/post-merge
 .cache/uv/archive-v0/pkg/__init__.py .cache/pypoetry/virtualenvs/app-py3.12/lib/x.pth
 .cache/bazelisk/downloads/bazel .cache/bazel/_bazel_me/install/A-server.jar
 .cache/coursier/arc/jdk/bin/java .cache/deno/remote/https/mod.js
@@ -335,11 +336,12 @@ test_missing_cache_code_cannot_be_created()
 	mkdir -p "$HOME/.cache/pypoetry" "$HOME/.cache/huggingface"
 	sbx sh -c 'cd "$HOME/.cache"
 		for d in uv pypoetry/virtualenvs bazelisk bazel coursier deno torch/hub \
-			huggingface/modules; do
+			huggingface/modules pipx yay paru; do
 			mkdir -p "$d" 2>/dev/null && echo evil >"$d/planted"
 		done
 		echo data >pypoetry/written; true'
-	for d in uv pypoetry/virtualenvs bazelisk bazel coursier deno torch/hub huggingface/modules; do
+	for d in uv pypoetry/virtualenvs bazelisk bazel coursier deno torch/hub huggingface/modules \
+		pipx yay paru; do
 		expect_no_file "$HOME/.cache/$d"
 	done
 	expect_content "$HOME/.cache/pypoetry/written" data

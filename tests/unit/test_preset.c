@@ -125,7 +125,8 @@ static void caches_grant_data_and_keep_bin_env_and_npx_closed(void **state)
 	static const char *const code[] = {"~/.cache/uv",	 "~/.cache/pypoetry/virtualenvs",
 					   "~/.cache/bazelisk",	 "~/.cache/bazel",
 					   "~/.cache/coursier",	 "~/.cache/deno",
-					   "~/.cache/torch/hub", "~/.cache/huggingface/modules"};
+					   "~/.cache/torch/hub", "~/.cache/huggingface/modules",
+					   "~/.cache/pipx",	 "~/.cache/yay"};
 	for (size_t i = 0; i < ARRAY_SIZE(code); i++)
 		expect_level(&rules, code[i], ACCESS_RO);
 }
