@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "env.h"
 #include "pattern.h"
 #include "preset_git.h"
 #include "suggest.h"
@@ -67,6 +68,25 @@ static const char *const home_secrets[] = {
     "~/.cargo/credentials.toml",
     "~/.password-store",
     "~/.local/share/keyrings",
+    /* git's credential-store default when ~/.git-credentials is absent. */
+    "~/.config/git/credentials",
+    /* Shell and REPL histories: commands typed with tokens and passwords
+     * in their arguments, queries with connection strings. Hidden, they
+     * read as empty; the shells inside cannot save to them, as they
+     * cannot anywhere in the read-only home. */
+    "~/.bash_history",
+    "~/.zsh_history",
+    "~/.zhistory",
+    "~/.histfile",
+    "~/.local/share/fish/fish_history",
+    "~/.python_history",
+    "~/.node_repl_history",
+    "~/.psql_history",
+    "~/.mysql_history",
+    "~/.sqlite_history",
+    "~/.lesshst",
+    /* Vim's registers: whatever was yanked or deleted, keys included. */
+    "~/.viminfo",
 };
 
 /* Build caches: data only. Never a tool's bin directory, its env file or its
@@ -80,10 +100,14 @@ static const char *const caches[] = {
     "~/.bun/install/cache",
     "~/.cache",
     /* Not data themselves: mount points that pin the directories holding
-     * corepack's and pnpm dlx's programs (below), so that those cannot be
+     * corepack's and pnpm dlx's programs, poetry's venvs and the code
+     * torch and transformers import (below), so that those cannot be
      * renamed away and replaced. */
     "~/.cache/node",
     "~/.cache/pnpm",
+    "~/.cache/pypoetry",
+    "~/.cache/torch",
+    "~/.cache/huggingface",
 };
 
 /* What the host runs from beside those caches. Read-only already under the
@@ -134,6 +158,40 @@ static const char *const cache_code[] = {
     "~/.cache/puppeteer",
     "~/.cache/Cypress",
     "~/.cache/selenium",
+    /* uv hard-links its cache into the venvs it builds: a file edited
+     * here is edited in every host venv that holds it, and uvx runs its
+     * tools from here. uv inside needs --rw ~/.cache/uv or a UV_CACHE_DIR
+     * of its own. */
+    "~/.cache/uv",
+    /* poetry's venvs: a .pth file or a console script planted there runs
+     * in the host's next `poetry run`. poetry inside creates no venv here
+     * (set virtualenvs.in-project, or --rw it). */
+    "~/.cache/pypoetry/virtualenvs",
+    /* The bazel releases bazelisk downloads and runs, and bazel's output
+     * root: its install base (the server it starts) and the external
+     * repositories and tools its builds run. Bazel inside needs --rw
+     * ~/.cache/bazel or --output_user_root elsewhere. */
+    "~/.cache/bazelisk",
+    "~/.cache/bazel",
+    /* coursier's JVMs (`cs java`) and the jars sbt, mill and scala-cli
+     * start from, used without being checked again. COURSIER_CACHE moves
+     * it for a build inside. */
+    "~/.cache/coursier",
+    /* Deno's remote modules and compiled code, run by the next `deno run`
+     * of any script that imports them. DENO_DIR moves it. */
+    "~/.cache/deno",
+    /* Code imported on load: torch.hub's cloned repositories (hubconf.py)
+     * and transformers' trust_remote_code modules. TORCH_HOME and
+     * HF_MODULES_CACHE move them. */
+    "~/.cache/torch/hub",
+    "~/.cache/huggingface/modules",
+    /* pipx run keeps the venvs of the tools it runs here and runs them
+     * again for days. */
+    "~/.cache/pipx",
+    /* The AUR helpers' clones: the next upgrade runs git (and its hooks)
+     * in them, and makepkg their PKGBUILDs. */
+    "~/.cache/yay",
+    "~/.cache/paru",
 };
 
 /* The agents' own directories: their state (sessions, history, logs,
@@ -188,6 +246,10 @@ static const char *const agent_config[] = {
     "~/.codex/shell_snapshots", /* sourced before commands, like Claude Code's */
     "~/.codex/scripts",
     "~/.codex/bin",
+    /* Loaded into Codex's own environment at every start (dotenv): a
+     * BASH_ENV or OPENAI_BASE_URL there reaches the next Codex on the
+     * host. Claude Code and pi read no such file from their directories. */
+    "~/.codex/.env",
     /* pi. auth.json and models.json may name a shell command for a key
      * ("!cmd"); settings.json lists packages to install; extensions, tools
      * and hooks are code; bin holds the fd and rg that pi runs; git holds
@@ -256,12 +318,23 @@ static const char *const agent_configs[] = {
     ".gitmodules",
     /* mise runs a trusted config's hooks and env scripts when the shell
      * enters the directory; outside its paranoid mode the trust belongs to
-     * the path, not the content. */
+     * the path, not the content. Every place it reads one from: the
+     * MISE_ENV variants (mise.dev.toml, .config/mise.local.toml, ...),
+     * .config/mise/ with its conf.d, mise/ and .mise/, and .miserc.toml,
+     * which picks the MISE_ENV. A "path:" version in .tool-versions puts
+     * a project directory first on PATH. */
     "mise.toml",
     ".mise.toml",
-    "mise.local.toml",
-    ".mise.local.toml",
+    "mise.*.toml",
+    ".mise.*.toml",
+    ".config/mise.toml",
+    ".config/mise.*.toml",
+    ".config/mise",
+    "mise/config.toml",
+    "mise/config.*.toml",
     ".mise",
+    ".miserc.toml",
+    ".tool-versions",
     /* Hook managers: what they name runs at the next commit on the host. */
     ".husky",
     ".pre-commit-config.yaml",
@@ -280,7 +353,7 @@ static const char *const agent_configs[] = {
  * cannot be renamed (`mv .vscode x; mkdir .vscode` would otherwise leave the
  * read-only tasks.json behind under another name). */
 static const char *const agent_config_dirs[] = {".claude", ".vscode", ".idea", ".cursor",
-						".gemini"};
+						".gemini", ".config", "mise"};
 
 static const char *const lint_ts[] = {
     ".eslintrc",     ".eslintrc.*",	"eslint.config.*",   ".eslintignore",
@@ -426,6 +499,26 @@ static void expand_agents(const struct preset_context *ctx, struct rule_list *ou
 	add_scripts(out, dir, true);
 }
 
+/* The same secrets where XDG_CONFIG_HOME or XDG_DATA_HOME move them: git's
+ * credential store and fish's history follow those variables. */
+static void add_xdg_secrets(const struct preset_context *ctx, struct rule_list *out)
+{
+	static const struct {
+		const char *var;
+		const char *rel;
+	} moved[] = {
+	    {"XDG_CONFIG_HOME", "git/credentials"},
+	    {"XDG_DATA_HOME", "fish/fish_history"},
+	};
+	for (size_t i = 0; ctx->envp && i < ARRAY_SIZE(moved); i++) {
+		const char *dir = env_get(ctx->envp, moved[i].var);
+		if (!dir || dir[0] != '/')
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, moved[i].rel);
+		add_literal(out, path, ACCESS_EXCLUDE, "@base");
+	}
+}
+
 void preset_expand(unsigned set, const struct preset_context *ctx, struct rule_list *out)
 {
 	if (set & P_BASE) {
@@ -435,6 +528,7 @@ void preset_expand(unsigned set, const struct preset_context *ctx, struct rule_l
 			rule_list_add(out, ".", ACCESS_RW, LAYER_PRESET,
 				      "@base (working directory)");
 		add_all(out, home_secrets, ARRAY_SIZE(home_secrets), ACCESS_EXCLUDE, "@base");
+		add_xdg_secrets(ctx, out);
 		rule_list_add(out, ".agent-sandbox*", ACCESS_RO, LAYER_PRESET, "@base");
 		if (ctx->global_config_dir)
 			add_literal(out, ctx->global_config_dir, ACCESS_RO,

@@ -20,14 +20,16 @@ PROJECT_CONFIGS=".claude/settings.json .claude/settings.local.json .claude/comma
 .idea/workspace.xml .devcontainer/devcontainer.json .devcontainer.json .cursor/mcp.json
 .gemini/settings.json .envrc .gitmodules .husky/ .pre-commit-config.yaml lefthook.yml
 .lefthook.yml .overcommit.yml mise.toml .devcontainer/init.sh pyproject.toml setup.cfg
-.editorconfig"
+.editorconfig mise.dev.toml .mise.local.toml .config/mise.toml .config/mise.ci.toml
+.config/mise/config.toml .config/mise/conf.d/tools.toml mise/config.toml mise/config.local.toml
+.mise/config.toml .miserc.toml .tool-versions"
 
 # Agent files in the home directory protected by @agents.
 HOME_CONFIGS=".claude.json .claude/settings.json .claude/CLAUDE.md .claude/commands/
 .claude/agents/ .claude/skills/ .claude/plugins/ .claude/hooks/ .claude/statusline-command.sh
 .claude/local/ .claude/shell-snapshots/ .claude/session-env/ .codex/config.toml .codex/AGENTS.md
 .codex/prompts/ .codex/rules/ .codex/shell_snapshots/
-.codex/skills/ .pi/agent/settings.json .pi/agent/models.json .pi/agent/auth.json
+.codex/skills/ .codex/.env .pi/agent/settings.json .pi/agent/models.json .pi/agent/auth.json
 .pi/agent/extensions/ .pi/agent/bin/ .pi/agent/AGENTS.md"
 
 # Creates each path of the list under $1: a directory holding one file for
@@ -109,7 +111,8 @@ test_directories_of_protected_project_files_cannot_be_renamed_away()
 	before=$(snapshot_files "$T/work" "$PROJECT_CONFIGS")
 	# With the directory renamed, a fresh one would hold the agent's
 	# tasks.json while the protected file sat under the other name.
-	sbx sh -c 'for d in .claude .vscode .idea .devcontainer .cursor .gemini .codex .pi .husky; do
+	sbx sh -c 'for d in .claude .vscode .idea .devcontainer .cursor .gemini .codex .pi .husky \
+		.config .config/mise mise .mise; do
 		mv "$d" "$d.away" 2>/dev/null && echo "renamed $d" && mkdir "$d" &&
 			echo evil >"$d/tasks.json"
 		"$0" -c "import os, sys
@@ -121,7 +124,8 @@ except OSError:
 	expect_status 0
 	expect_out ""
 	expect_files_unchanged "$T/work" "$PROJECT_CONFIGS" "$before"
-	for d in .claude .vscode .idea .devcontainer .cursor .gemini .codex .pi .husky; do
+	for d in .claude .vscode .idea .devcontainer .cursor .gemini .codex .pi .husky \
+		.config .config/mise mise .mise; do
 		expect_no_file "$T/work/$d.away"
 		expect_no_file "$T/work/$d.py-away"
 	done
@@ -291,6 +295,58 @@ test_users_claude_config_dir_gets_the_same_protection()
 	expect_no_file "$HOME/alt/commands/x.md"
 }
 
+# Entries of ~/.cache that host programs run, import, or share by hard link
+# with host venvs (uv): the directories, and a file deep in each.
+CACHE_CODE=".cache/uv/ .cache/pypoetry/virtualenvs/ .cache/bazelisk/ .cache/bazel/
+.cache/coursier/ .cache/deno/ .cache/torch/hub/ .cache/huggingface/modules/ .cache/pipx/
+.cache/yay/ .cache/paru/ .cache/yay/pkg/.git/hooks/post-merge
+.cache/uv/archive-v0/pkg/__init__.py .cache/pypoetry/virtualenvs/app-py3.12/lib/x.pth
+.cache/bazelisk/downloads/bazel .cache/bazel/_bazel_me/install/A-server.jar
+.cache/coursier/arc/jdk/bin/java .cache/deno/remote/https/mod.js
+.cache/torch/hub/owner_repo_main/hubconf.py
+.cache/huggingface/modules/transformers_modules/model/modeling.py"
+
+test_cache_code_cannot_be_written_removed_or_replaced()
+{
+	make_files "$HOME" "$CACHE_CODE"
+	mkdir -p "$HOME/.cache/pip"
+	before=$(snapshot_files "$HOME" "$CACHE_CODE")
+	# shellcheck disable=SC2086
+	sbx sh -c 'cd "$HOME" && '"$ATTACKS" sh $CACHE_CODE
+	expect_status 0
+	expect_out ""
+	expect_files_unchanged "$HOME" "$CACHE_CODE" "$before"
+	# Their parents cannot be renamed away to put a fresh one in place,
+	# and the rest of ~/.cache is still the agent's to write.
+	sbx sh -c 'cd "$HOME/.cache"
+		for d in pypoetry torch huggingface; do
+			mv "$d" "$d.away" 2>/dev/null && echo "renamed $d"
+		done
+		echo data >pip/written && echo data >torch/written'
+	expect_status 0
+	expect_out ""
+	expect_content "$HOME/.cache/pip/written" data
+	expect_content "$HOME/.cache/torch/written" data
+	rm "$HOME/.cache/torch/written"
+	expect_files_unchanged "$HOME" "$CACHE_CODE" "$before"
+}
+
+test_missing_cache_code_cannot_be_created()
+{
+	mkdir -p "$HOME/.cache/pypoetry" "$HOME/.cache/huggingface"
+	sbx sh -c 'cd "$HOME/.cache"
+		for d in uv pypoetry/virtualenvs bazelisk bazel coursier deno torch/hub \
+			huggingface/modules pipx yay paru; do
+			mkdir -p "$d" 2>/dev/null && echo evil >"$d/planted"
+		done
+		echo data >pypoetry/written; true'
+	for d in uv pypoetry/virtualenvs bazelisk bazel coursier deno torch/hub huggingface/modules \
+		pipx yay paru; do
+		expect_no_file "$HOME/.cache/$d"
+	done
+	expect_content "$HOME/.cache/pypoetry/written" data
+}
+
 # The home directory without the audit log's directory, and the contents of
 # the files a host shell sources.
 home_listing()
@@ -387,6 +443,25 @@ test_policy_shows_the_agent_configs_preset()
 	expect_err_contains "skipped ro $T/work/.mcp.json (@agent-configs): does not exist"
 }
 
+# Every file mise reads a config from in a project: a trusted path's hooks
+# and env scripts run in the host shell that enters the directory.
+test_missing_mise_configs_cannot_be_created()
+{
+	mkdir -p .config/mise/conf.d mise
+	sbx sh -c 'for f in mise.toml mise.dev.toml .mise.prod.toml .mise.local.toml \
+		.config/mise.toml .config/mise.local.toml .config/mise/config.toml \
+		.config/mise/conf.d/hooks.toml mise/config.toml mise/config.ci.toml \
+		.miserc.toml .tool-versions; do
+		echo "[hooks] enter = \"evil\"" 2>/dev/null >"$f"
+	done
+	mkdir -p .mise/tasks && echo evil >.mise/config.toml; true'
+	for f in mise.toml mise.dev.toml .mise.prod.toml .mise.local.toml .config/mise.toml \
+		.config/mise.local.toml .config/mise/config.toml .config/mise/conf.d/hooks.toml \
+		mise/config.toml mise/config.ci.toml .miserc.toml .tool-versions .mise; do
+		expect_no_file "$T/work/$f"
+	done
+}
+
 # What the guard for missing paths must hold: each of these is created
 # inside and must not be on the host afterwards.
 test_missing_project_agent_configs_cannot_be_created()
@@ -410,8 +485,9 @@ test_missing_project_agent_configs_cannot_be_created()
 
 test_missing_home_agent_configs_and_cache_code_cannot_be_created()
 {
-	mkdir -p "$HOME/.claude" "$HOME/.cache"
+	mkdir -p "$HOME/.claude" "$HOME/.cache" "$HOME/.codex"
 	sbx sh -c 'cd "$HOME"
+		echo "BASH_ENV=/tmp/evil.sh" >.codex/.env
 		echo "{\"hooks\": {}}" >.claude/settings.json
 		echo "{\"mcpServers\": {}}" >.claude/.config.json
 		mkdir .claude/hooks && echo evil >.claude/hooks/x.sh
@@ -420,8 +496,8 @@ test_missing_home_agent_configs_and_cache_code_cannot_be_created()
 		echo evil >.cache/p10k-instant-prompt-me.zsh; true'
 	# A host Claude Code reads ~/.claude/.config.json, when present, in
 	# place of ~/.claude.json.
-	for p in .claude/settings.json .claude/.config.json .claude/hooks .claude/statusline.sh \
-		.cache/pre-commit .cache/p10k-instant-prompt-me.zsh; do
+	for p in .codex/.env .claude/settings.json .claude/.config.json .claude/hooks \
+		.claude/statusline.sh .cache/pre-commit .cache/p10k-instant-prompt-me.zsh; do
 		expect_no_file "$HOME/$p"
 	done
 }

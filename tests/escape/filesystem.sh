@@ -19,6 +19,8 @@
 #   open_by_handle_at on a hidden file (the "shocker" attack)
 #   reading another user's file in /tmp
 #   writing or removing the audit log from inside
+#   reading or rewriting shell and REPL histories, ~/.viminfo and git's
+#   credential store, where XDG_CONFIG_HOME and XDG_DATA_HOME put them too
 #
 # Writing /proc/sys as root (kernel.core_pattern) is refused too.
 . "$(dirname "$0")/../lib.sh"
@@ -235,6 +237,57 @@ test_a_config_written_beside_the_protected_one_stops_the_next_run_instead_of_loo
 	expect_status 2
 	expect_err_contains "keep one of them"
 	expect_no_file "$HOME/pwned"
+}
+
+# Files in the home directory that hold typed secrets: histories, vim's
+# registers, git's XDG credential store.
+HOME_SECRETS=".config/git/credentials .bash_history .zsh_history .zhistory .histfile
+.local/share/fish/fish_history .python_history .node_repl_history .psql_history
+.mysql_history .sqlite_history .lesshst .viminfo"
+
+home_but_the_audit_log()
+{
+	find "$HOME" -path "$HOME/.local/state" -prune -o -printf '%p %y %s %m\n' | LC_ALL=C sort
+}
+
+test_histories_and_credentials_read_as_empty_and_cannot_be_rewritten()
+{
+	for f in $HOME_SECRETS; do
+		mkdir -p "$HOME/$(dirname "$f")" && echo "token-in-$f" >"$HOME/$f" ||
+			fail "could not make $f"
+	done
+	before=$(home_but_the_audit_log)
+	# shellcheck disable=SC2086
+	sbx sh -c 'cd "$HOME" && for f in "$@"; do
+		cat "$f"
+		echo evil 2>/dev/null >>"$f" && echo "appended $f"
+		rm -f "$f" 2>/dev/null && echo "removed $f"
+		mv "$f" "$f.away" 2>/dev/null && echo "renamed $f"
+	done; grep -r token-in . 2>/dev/null; true' sh $HOME_SECRETS
+	expect_status 0
+	expect_out ""
+	for f in $HOME_SECRETS; do
+		expect_content "$HOME/$f" "token-in-$f"
+	done
+	[ "$(home_but_the_audit_log)" = "$before" ] || fail "the home directory changed"
+	# An interactive bash still starts, reads its empty history, and
+	# cannot save it.
+	sbx bash -i -c 'history -s typed-inside; echo started'
+	expect_status 0
+	expect_out_contains started
+	expect_content "$HOME/.bash_history" "token-in-.bash_history"
+}
+
+test_credentials_and_history_moved_by_xdg_variables_read_as_empty()
+{
+	mkdir -p "$HOME/xdg-config/git" "$HOME/xdg-data/fish"
+	echo token >"$HOME/xdg-config/git/credentials"
+	echo history >"$HOME/xdg-data/fish/fish_history"
+	XDG_CONFIG_HOME="$HOME/xdg-config" XDG_DATA_HOME="$HOME/xdg-data" \
+		sbx sh -c 'cat "$HOME/xdg-config/git/credentials" "$HOME/xdg-data/fish/fish_history"'
+	expect_status 0
+	expect_out ""
+	expect_content "$HOME/xdg-config/git/credentials" token
 }
 
 test_writing_outside_the_project_is_refused()

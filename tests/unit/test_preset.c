@@ -120,6 +120,47 @@ static void caches_grant_data_and_keep_bin_env_and_npx_closed(void **state)
 		expect_level(&rules, data[i], ACCESS_RW);
 	expect_level(&rules, "~/.cache/pre-commit", ACCESS_RO);
 	expect_level(&rules, "~/.cache/p10k-instant-prompt-*.zsh", ACCESS_RO);
+	/* Entries of ~/.cache that host programs run, import or share by
+	 * hard link with host venvs. */
+	static const char *const code[] = {"~/.cache/uv",	 "~/.cache/pypoetry/virtualenvs",
+					   "~/.cache/bazelisk",	 "~/.cache/bazel",
+					   "~/.cache/coursier",	 "~/.cache/deno",
+					   "~/.cache/torch/hub", "~/.cache/huggingface/modules",
+					   "~/.cache/pipx",	 "~/.cache/yay"};
+	for (size_t i = 0; i < ARRAY_SIZE(code); i++)
+		expect_level(&rules, code[i], ACCESS_RO);
+}
+
+static void base_hides_credential_stores_and_histories(void **state)
+{
+	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
+	preset_expand(preset_lookup("@base"), &context, &rules);
+	static const char *const hidden[] = {"~/.ssh",
+					     "~/.git-credentials",
+					     "~/.config/git/credentials",
+					     "~/.bash_history",
+					     "~/.zsh_history",
+					     "~/.local/share/fish/fish_history",
+					     "~/.python_history",
+					     "~/.psql_history",
+					     "~/.viminfo"};
+	for (size_t i = 0; i < ARRAY_SIZE(hidden); i++)
+		expect_level(&rules, hidden[i], ACCESS_EXCLUDE);
+}
+
+static void agent_configs_cover_every_mise_config_in_the_project(void **state)
+{
+	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
+	preset_expand(preset_lookup("@agent-configs"), &context, &rules);
+	static const char *const mise[] = {
+	    "mise.toml",    ".mise.toml",	 "mise.*.toml",
+	    ".mise.*.toml", ".config/mise.toml", ".config/mise.*.toml",
+	    ".config/mise", "mise/config.toml",	 "mise/config.*.toml",
+	    ".mise",	    ".miserc.toml",	 ".tool-versions"};
+	for (size_t i = 0; i < ARRAY_SIZE(mise); i++)
+		expect_level(&rules, mise[i], ACCESS_RO);
+	expect_level(&rules, ".config", ACCESS_RW);
+	expect_level(&rules, "mise", ACCESS_RW);
 }
 
 static void agents_keep_config_read_only_and_claude_copy_writable(void **state)
@@ -131,6 +172,7 @@ static void agents_keep_config_read_only_and_claude_copy_writable(void **state)
 	expect_level(&rules, "~/.claude/.config.json", ACCESS_RO);
 	expect_level(&rules, "~/.claude/settings.json", ACCESS_RO);
 	expect_level(&rules, "~/.codex/config.toml", ACCESS_RO);
+	expect_level(&rules, "~/.codex/.env", ACCESS_RO);
 	expect_level(&rules, "~/.pi/agent/auth.json", ACCESS_RO);
 	/* The copy Claude Code inside writes lies under the rw ~/.claude. */
 	assert_null(find_rule(&rules, "~/.claude/.claude.json"));
@@ -170,6 +212,8 @@ int main(void)
 	    cmocka_unit_test(every_protected_path_in_a_writable_directory_has_it_pinned),
 	    cmocka_unit_test(caches_grant_data_and_keep_bin_env_and_npx_closed),
 	    cmocka_unit_test(agents_keep_config_read_only_and_claude_copy_writable),
+	    cmocka_unit_test(base_hides_credential_stores_and_histories),
+	    cmocka_unit_test(agent_configs_cover_every_mise_config_in_the_project),
 	    cmocka_unit_test(claude_env_points_at_home_unless_the_host_names_a_directory),
 	    cmocka_unit_test(users_claude_dir_is_not_an_outer_sandboxs_own),
 	};
