@@ -281,7 +281,9 @@ static enum access_level level_without(const struct policy *p, const char *path)
 static int check_planted_symlinks(const struct policy *p, const struct candidate *winner,
 				  enum access_level strictest_loser, struct error *err)
 {
-	if (winner->rule->level == ACCESS_EXCLUDE)
+	/* A rule that only tightens takes the level of what covers its
+	 * target (see policy_resolve), so a symlink cannot make it loosen. */
+	if (winner->rule->level == ACCESS_EXCLUDE || winner->rule->tighten_only)
 		return 0;
 	for (size_t i = 0; i < winner->links.len; i++) {
 		const char *link = winner->links.items[i];

@@ -545,8 +545,11 @@ void preset_expand(unsigned set, const struct preset_context *ctx, struct rule_l
 	if (set & P_AGENTS)
 		expand_agents(ctx, out);
 	if (set & P_AGENT_CONFIGS) {
-		add_all(out, agent_config_dirs, ARRAY_SIZE(agent_config_dirs), ACCESS_RW,
-			"@agent-configs (pinned)");
+		/* Mount points only, at the level of what covers them: one that is
+		 * a symlink out of the project opens nothing. */
+		for (size_t i = 0; i < ARRAY_SIZE(agent_config_dirs); i++)
+			rule_list_add_tightening(out, agent_config_dirs[i], ACCESS_RW, LAYER_PRESET,
+						 "@agent-configs (pinned)");
 		add_all(out, agent_configs, ARRAY_SIZE(agent_configs), ACCESS_RO, "@agent-configs");
 	}
 	if (set & (P_GIT | P_GIT_STRICT))

@@ -502,4 +502,15 @@ test_missing_home_agent_configs_and_cache_code_cannot_be_created()
 	done
 }
 
+test_a_symlinked_agent_config_directory_runs_and_opens_nothing()
+{
+	mkdir -p "$HOME/dots/vscode"
+	echo '{}' >"$HOME/dots/vscode/settings.json"
+	ln -s "$HOME/dots/vscode" .vscode
+	sbx sh -c 'echo planted >.vscode/tasks.json; echo changed >.vscode/settings.json; true'
+	expect_status 0
+	expect_content "$HOME/dots/vscode/settings.json" '{}'
+	expect_no_file "$HOME/dots/vscode/tasks.json"
+}
+
 run_tests
