@@ -78,6 +78,7 @@ struct tree_watch {
 	char *common; /* the repository's common directory, or NULL */
 	const struct name_pattern_set *skip;
 	struct strv known;
+	size_t unreadable; /* directories the walk could not read at start */
 	struct timespec last;
 	double last_ms;
 	const struct rule *rule;
@@ -141,6 +142,12 @@ static bool add_target(struct guard_plan *plan, const char *root, const char *re
 {
 	if (!*rest)
 		return false; /* the root itself exists: it is the mount */
+	for (const char *p = rest; *p;) {
+		size_t n = strcspn(p, "/");
+		if ((n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
+			return false; /* only plain names lead down from the root */
+		p += n + (p[n] == '/');
+	}
 	for (size_t i = 0; i < plan->len; i++)
 		if (!strcmp(plan->targets[i].root, root) && !strcmp(plan->targets[i].rest, rest))
 			return false; /* several rules name it; one check is enough */
@@ -656,15 +663,42 @@ static const struct rule *gitlink_rule(struct guard *g, const char *path)
 
 /* Guards toplevel/P/.git for a gitlink P. When it is there already and
  * came with a gitlink that is new, it is an intruder at once. */
+/* A path git itself would write into an index: relative, no empty, "."
+ * or ".." component, no ".git" component. Anything else ("d/..", "../x")
+ * would reach a .git that is not a gitlink's, such as the repository's
+ * own, and git does not descend there anyway. */
+static bool plain_gitlink_path(const char *link)
+{
+	if (!*link || link[0] == '/')
+		return false;
+	for (const char *p = link; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)) ||
+		    (n == 4 && !strncasecmp(p, ".git", 4)))
+			return false;
+		p += n;
+		if (*p == '/' && !*++p)
+			return false;
+	}
+	return true;
+}
+
 static void guard_gitlink(struct guard *g, struct repository_watch *rw, const char *link,
 			  bool is_new)
 {
+	if (!plain_gitlink_path(link))
+		return;
 	_cleanup_free_ char *dotgit = xasprintf("%s/%s/.git", rw->toplevel, link);
 	_cleanup_free_ char *dir = xasprintf("%s/%s", rw->toplevel, link);
 	struct stat st;
 	bool present = lstat(dotgit, &st) == 0;
 	if (present && !is_new)
 		return; /* a checked-out submodule: its git directory is protected */
+	/* A repository that was there at start is protected by the mounts
+	 * (and holds the user's work): a gitlink the session adds for it
+	 * changes nothing of what it runs. */
+	if (g->tree && strv_contains(&g->tree->known, dotgit))
+		return;
 	const struct access_entry *root = writable_root(g->policy, dir);
 	if (!root || !add_target(&g->own, root->path, below(dotgit, root->path), false,
 				 gitlink_rule(g, dotgit)))
@@ -747,7 +781,6 @@ static const struct {
     {"core", "symlinks", false},
     {"core", "autocrlf", false},
     {"core", "eol", false},
-    {"core", "worktree", false},
     {"extensions", "objectformat", false},
     {"init", "defaultbranch", false},
     {"user", "name", false},
@@ -762,10 +795,47 @@ static const struct {
     {"submodule", "active", true},
 };
 
+/* A URL a fetch or push reaches over the network. A local path, file://
+ * or a remote helper ("ext::", "foo::") would run git (and its hooks) in a
+ * repository of the sandbox's making, or a program. */
+static bool network_url(const char *value)
+{
+	static const char *const schemes[] = {"https://", "http://",	"ssh://",
+					      "git://",	  "git+ssh://", "ssh+git://"};
+	if (!value)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(schemes); i++)
+		if (!strncasecmp(value, schemes[i], strlen(schemes[i])))
+			return !strstr(value, "::");
+	/* scp-like "user@host:path": a colon before any slash, no "::". */
+	const char *colon = strchr(value, ':');
+	const char *slash = strchr(value, '/');
+	return colon && colon != value && (!slash || colon < slash) && !strstr(value, "::") &&
+	       value[0] != '.' && value[0] != '-';
+}
+
+/* A local repository the sandbox cannot write (a clone's origin elsewhere
+ * on the disk): its hooks are the user's own. */
+static bool readonly_local_url(const struct policy *p, const char *value)
+{
+	if (!value)
+		return false;
+	const char *path = !strncmp(value, "file://", 7) ? value + 7 : value;
+	_cleanup_free_ char *resolved = NULL;
+	if (path[0] != '/' || path_resolve(path, &resolved, NULL, NULL) < 0)
+		return false;
+	const struct access_entry *e = policy_entry_for(p, resolved);
+	return e ? e->level != ACCESS_RW : policy_base_for(resolved)->kind == BASE_HOST_ROOT;
+}
+
 static int check_key(const char *key, const char *value, void *data)
 {
-	(void)value;
-	(void)data;
+	const struct policy *p = data;
+	const char *name = strrchr(key, '.');
+	if (name && (!strcmp(name, ".url") || !strcmp(name, ".pushurl")) &&
+	    (!strncmp(key, "remote.", 7) || !strncmp(key, "submodule.", 10)) &&
+	    !network_url(value) && !readonly_local_url(p, value))
+		return 1;
 	const char *dot = strchr(key, '.');
 	const char *last = strrchr(key, '.');
 	if (!dot)
@@ -781,6 +851,19 @@ static int check_key(const char *key, const char *value, void *data)
 	return 1;
 }
 
+/* Guards the gitlinks of the repository whose .git entry is dotgit, once. */
+static void watch_repository_at(struct guard *g, const char *dotgit)
+{
+	_cleanup_free_ char *top = parent_of(dotgit);
+	_cleanup_free_ char *toplevel = NULL, *index = NULL, *common = NULL;
+	if (git_index_find(top, &toplevel, &index, &common) < 0 || strcmp(toplevel, top) != 0)
+		return;
+	for (size_t i = 0; i < g->repos_len; i++)
+		if (!strcmp(g->repos[i].index, index))
+			return;
+	guard_watch_repository(g, toplevel, index);
+}
+
 static bool file_exists(const char *dir, const char *name)
 {
 	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
@@ -791,7 +874,8 @@ static bool file_exists(const char *dir, const char *name)
 /* True when a host git run where this .git is would read no configuration
  * and run no hook the sandbox chose: a linked worktree of the repository
  * itself, or a plain repository as git init or git clone leaves it. */
-static bool repository_is_harmless(const struct tree_watch *tw, const char *dotgit)
+static bool repository_is_harmless(const struct guard *g, const struct tree_watch *tw,
+				   const char *dotgit)
 {
 	struct stat st;
 	if (lstat(dotgit, &st) < 0)
@@ -801,15 +885,22 @@ static bool repository_is_harmless(const struct tree_watch *tw, const char *dotg
 	if (S_ISDIR(st.st_mode)) {
 		git_dir = xstrdup(dotgit);
 	} else if (S_ISREG(st.st_mode)) {
+		/* As git reads a gitfile: the whole of it, less trailing line
+		 * ends; a control character left inside is an intruder's. */
 		_cleanup_free_ char *text = NULL;
 		size_t len = 0;
-		if (read_file(dotgit, 4096, &text, &len) < 0 || strncmp(text, "gitdir: ", 8) != 0)
+		if (read_file(dotgit, 4096, &text, &len) < 0 || len < 9 ||
+		    strncmp(text, "gitdir: ", 8) != 0 || memchr(text, '\0', len))
 			return false;
-		text[strcspn(text, "\r\n")] = '\0';
+		while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+			text[--len] = '\0';
+		for (size_t i = 0; i < len; i++)
+			if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+				return false;
 		_cleanup_free_ char *target =
 		    text[8] == '/' ? xstrdup(text + 8) : xasprintf("%s/%s", dir, text + 8);
 		if (path_resolve(target, &git_dir, NULL, NULL) < 0)
-			return true; /* points nowhere: git refuses to run there */
+			return false; /* moving one that leads nowhere costs nothing */
 	} else {
 		return false; /* a symlink, a fifo: git would follow or choke */
 	}
@@ -837,7 +928,7 @@ static bool repository_is_harmless(const struct tree_watch *tw, const char *dotg
 	size_t len = 0;
 	if (lstat(config, &st) == 0 &&
 	    (!S_ISREG(st.st_mode) || read_file(config, 1 << 20, &text, &len) < 0 ||
-	     git_config_parse(text, len, check_key, NULL) != 0))
+	     git_config_parse(text, len, check_key, (void *)g->policy) != 0))
 		return false;
 	/* git init and git clone copy only sample hooks, which never run. */
 	_cleanup_free_ char *hooks = xasprintf("%s/hooks", git_dir);
@@ -868,10 +959,19 @@ static void sweep_tree(struct guard *g)
 	struct secret_scan_result found;
 	_cleanup_error_ struct error err = ERROR_INIT;
 	if (secret_scan(tw->root, &opts, &found, &err) == 0) {
+		if (found.unreadable > tw->unreadable)
+			stop(g, xasprintf("a directory in %s can no longer be read, so the guard "
+					  "cannot look into it for planted repositories; the "
+					  "sandbox was stopped",
+					  tw->root));
 		for (size_t i = 0; i < found.git_entries.len; i++) {
 			const char *dotgit = found.git_entries.items[i];
-			if (strv_contains(&tw->known, dotgit) || repository_is_harmless(tw, dotgit))
+			if (strv_contains(&tw->known, dotgit))
 				continue;
+			if (repository_is_harmless(g, tw, dotgit)) {
+				watch_repository_at(g, dotgit);
+				continue;
+			}
 			const struct access_entry *root = writable_root(g->policy, dotgit);
 			if (!root || !add_target(&g->own, root->path, below(dotgit, root->path),
 						 false, tw->rule))
@@ -906,7 +1006,8 @@ static void maybe_sweep(struct guard *g, bool now)
 }
 
 void guard_watch_tree(struct guard *g, const char *root, const char *common,
-		      const struct name_pattern_set *skip, const struct strv *known)
+		      const struct name_pattern_set *skip, const struct strv *known,
+		      size_t unreadable)
 {
 	struct tree_watch *tw = xcalloc(1, sizeof(*tw));
 	struct rule *r = xcalloc(1, sizeof(*r));
@@ -927,8 +1028,14 @@ void guard_watch_tree(struct guard *g, const char *root, const char *common,
 	    .rule = r,
 	};
 	strv_extend(&tw->known, known);
+	tw->unreadable = unreadable;
 	clock_gettime(CLOCK_MONOTONIC, &tw->last);
 	g->tree = tw;
+	/* git status descends through the gitlinks of every repository it
+	 * meets: a submodule's, a linked worktree's, a nested one's index can
+	 * gain one as well as the top's. */
+	for (size_t i = 0; i < known->len; i++)
+		watch_repository_at(g, known->items[i]);
 }
 
 int guard_fd(const struct guard *g)

@@ -89,9 +89,12 @@ void guard_watch_repository(struct guard *g, const char *toplevel, const char *i
  * configuration or hooks that run (a host git started in that directory
  * would run them) is moved aside. Plain repositories (git init, git clone)
  * and linked worktrees of the repository whose common directory is common
- * stay. */
+ * stay, and their indexes are watched like those of the repositories in
+ * known. A directory that becomes unreadable (more than unreadable at
+ * start) stops the sandbox: the sweep cannot look into it. */
 void guard_watch_tree(struct guard *g, const char *root, const char *common,
-		      const struct name_pattern_set *skip, const struct strv *known);
+		      const struct name_pattern_set *skip, const struct strv *known,
+		      size_t unreadable);
 
 /* The descriptor to wait on. */
 int guard_fd(const struct guard *g);

@@ -199,7 +199,7 @@ static int start_guard(const struct session *s, const struct guard_plan *plan,
 		guard_watch_repository(*out, toplevel, index);
 	if (!s->secrets.skipped_root)
 		guard_watch_tree(*out, s->cwd, common, &s->secrets.skip,
-				 &s->secrets.found.git_entries);
+				 &s->secrets.found.git_entries, s->secrets.found.unreadable);
 	report_guard_debug(dbg, plan);
 	return 0;
 }

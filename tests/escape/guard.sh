@@ -353,4 +353,82 @@ test_a_repository_made_inside_that_later_gains_a_hook_is_moved()
 	expect_no_file "$T/work/tool/.git"
 }
 
+# An index entry written by hand: mode 160000 at the given path, with a
+# name git itself would refuse to write.
+add_raw_gitlink()
+{
+	printf 'G=/run/agent-sandbox/bin/git && $G update-index --add --cacheinfo "160000,$($G rev-parse HEAD),QQQQ" && %s -c "
+import sys
+p = \".git/index\"
+d = open(p, \"rb\").read()
+open(p, \"wb\").write(d.replace(b\"QQQQ\", sys.argv[1].encode()))
+" %s' "$PY" "$1"
+}
+
+test_a_gitlink_named_through_dot_dot_cannot_move_the_repository_away()
+{
+	make_guarded_project
+	mkdir d
+	before=$(git rev-parse --absolute-git-dir)
+	sbx sh -c "$(add_raw_gitlink 'd/..'); sleep 1.5; true"
+	expect_status 0
+	[ -d "$T/work/.git/objects" ] || fail "the repository's .git was moved"
+	expect_err_lacks "d/../.git"
+	git -C "$T/work" checkout -q -- . 2>/dev/null
+}
+
+test_a_gitlink_out_of_the_project_cannot_move_another_repository()
+{
+	make_guarded_project
+	mkdir "$T/victim" && git -C "$T/victim" init -q
+	sbx sh -c "$(add_raw_gitlink '../victim'); sleep 1.5; true"
+	expect_status 0
+	[ -d "$T/victim/.git" ] || fail "the repository beside the project was moved"
+}
+
+test_a_gitlink_added_for_an_existing_nested_repository_leaves_it_alone()
+{
+	make_guarded_project
+	mkdir -p tools/x && git -C tools/x init -q && git -C tools/x commit -q --allow-empty -m mine
+	sbx sh -c "G=/run/agent-sandbox/bin/git && \$G update-index --add --cacheinfo \"160000,\$(\$G rev-parse HEAD),tools/x\" && sleep 1.5 && \$G update-index --force-remove tools/x; true"
+	expect_status 0
+	[ -d "$T/work/tools/x/.git" ] || fail "the nested repository's .git was moved"
+	[ "$(git -C tools/x log --format=%s -1)" = mine ] || fail "the nested repository lost its commit"
+}
+
+test_a_gitfile_with_a_line_break_in_its_target_is_moved()
+{
+	make_guarded_project
+	mkdir src
+	sbx sh -c 'D="$(printf "src/nope\nr")"; G=/run/agent-sandbox/bin/git && $G init -q --bare "$D" &&
+		$G --git-dir="$D" config core.bare false &&
+		$G --git-dir="$D" config core.fsmonitor "touch $HOME/fsmonitor-ran; false" &&
+		printf "gitdir: nope\nr\n" >src/.git && sleep 2.5; true'
+	expect_status 0
+	expect_no_file "$T/work/src/.git"
+	(cd src && git status >/dev/null 2>&1)
+	expect_no_file "$HOME/fsmonitor-ran"
+}
+
+test_a_clone_pushing_to_a_repository_inside_the_project_is_moved()
+{
+	make_guarded_project
+	sbx sh -c 'G=/run/agent-sandbox/bin/git && $G init -q --bare assets/cache.bin &&
+		$G clone -q .git sub 2>/dev/null && $G -C sub config remote.origin.pushurl "$PWD/assets/cache.bin" &&
+		sleep 2.5; true'
+	expect_status 0
+	expect_no_file "$T/work/sub/.git"
+}
+
+test_a_gitlink_in_a_submodules_index_is_guarded_too()
+{
+	make_submodule_project
+	sbx sh -c "mkdir -p sub/node_modules/evil && ( $(plant_repository sub/node_modules/evil) ) &&
+		cd sub && /run/agent-sandbox/bin/git update-index --add --cacheinfo \"160000,\$(/run/agent-sandbox/bin/git rev-parse HEAD),node_modules/evil\"; sleep 1; true"
+	expect_status 0
+	git status >/dev/null 2>&1
+	expect_no_file "$HOME/fsmonitor-ran"
+	expect_no_file "$T/work/sub/node_modules/evil/.git"
+}
+
 run_tests
