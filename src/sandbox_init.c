@@ -268,16 +268,19 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	if (sigaction(SIGCHLD, &sa, NULL) < 0 || sigprocmask(SIG_BLOCK, &wanted, &original) < 0)
 		die("blocking signals: %s", strerror(errno));
 
+	/* Ready before the fork: once the command can run, and so be seen
+	 * running, a signal sent to agent-sandbox must be forwarded to it,
+	 * not taken for an interrupted set-up. Signals are blocked here and
+	 * wait in the signalfd for the loop below. */
+	static const char ready = 'R';
+	while (write(ready_fd, &ready, 1) < 0 && errno == EINTR)
+		;
 	pid_t child = fork();
 	if (child < 0)
 		die("fork: %s", strerror(errno));
 	if (child == 0)
 		exec_command(command, stderr_fd, ignored, &original, &cl);
 	close(stderr_fd);
-
-	static const char ready = 'R';
-	while (write(ready_fd, &ready, 1) < 0 && errno == EINTR)
-		;
 	close(ready_fd);
 
 	init_loop(&wanted, child, fw);

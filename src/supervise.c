@@ -256,11 +256,6 @@ static int watch_loop(struct supervisor *sv, const struct supervise_request *req
 				continue;
 			return -errno;
 		}
-		if (pfd[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-				on_signal(w, &si, req);
-		}
 		for (nfds_t i = 4; i < count; i++) {
 			const struct supervise_source *src = &req->sources[i - 4];
 			if (!(pfd[i].revents & POLLIN) || src->ready(src->ctx) == 0 || w->stopped)
@@ -277,6 +272,14 @@ static int watch_loop(struct supervisor *sv, const struct supervise_request *req
 				pfd[k].fd = -1;
 			if (k == 3 && !w->init)
 				read_info(w);
+		}
+		/* After the pipes: a signal that arrives with the init's ready
+		 * byte in the same wakeup is for a running command, to be
+		 * forwarded, not a reason to abandon the set-up. */
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				on_signal(w, &si, req);
 		}
 	}
 	/* bwrap and the init are gone; take what is left of their output
