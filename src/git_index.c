@@ -10,11 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cleanup.h"
-#include "io.h"
-#include "path.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -169,56 +166,4 @@ int git_index_read(const void *buf, size_t len, struct strv *out, char *shared)
 		strv_release(&found);
 	}
 	return -1;
-}
-
-int git_index_find(const char *cwd, char **toplevel, char **index, char **common)
-{
-	_cleanup_free_ char *dir = xstrdup(cwd);
-	for (;;) {
-		_cleanup_free_ char *dotgit = xasprintf("%s/.git", strcmp(dir, "/") ? dir : "");
-		struct stat st;
-		if (lstat(dotgit, &st) == 0) {
-			_cleanup_free_ char *git_dir = NULL;
-			if (S_ISDIR(st.st_mode)) {
-				git_dir = steal_ptr(&dotgit);
-			} else {
-				/* A gitfile: "gitdir: PATH", relative to its directory. */
-				_cleanup_free_ char *text = NULL;
-				size_t len = 0;
-				if (!S_ISREG(st.st_mode) ||
-				    read_file(dotgit, 4096, &text, &len) < 0 ||
-				    strncmp(text, "gitdir: ", 8) != 0)
-					return -1;
-				text[strcspn(text, "\r\n")] = '\0';
-				const char *target = text + 8;
-				_cleanup_free_ char *joined = target[0] == '/'
-								  ? xstrdup(target)
-								  : xasprintf("%s/%s", dir, target);
-				if (path_resolve(joined, &git_dir, NULL, NULL) < 0)
-					return -1;
-			}
-			*index = xasprintf("%s/index", git_dir);
-			*toplevel = steal_ptr(&dir);
-			/* A linked worktree's common directory is named in its
-			 * commondir file, relative to the git directory. */
-			_cleanup_free_ char *commondir = xasprintf("%s/commondir", git_dir);
-			_cleanup_free_ char *named = NULL;
-			size_t named_len = 0;
-			*common = NULL;
-			if (read_file(commondir, 4096, &named, &named_len) == 0) {
-				named[strcspn(named, "\r\n")] = '\0';
-				_cleanup_free_ char *joined =
-				    named[0] == '/' ? xstrdup(named)
-						    : xasprintf("%s/%s", git_dir, named);
-				(void)path_resolve(joined, common, NULL, NULL);
-			} else {
-				(void)path_resolve(git_dir, common, NULL, NULL);
-			}
-			return 0;
-		}
-		if (!strcmp(dir, "/"))
-			return -1;
-		char *slash = strrchr(dir, '/');
-		slash[slash == dir ? 1 : 0] = '\0';
-	}
 }

@@ -20,9 +20,3 @@ int git_index_gitlinks(const void *buf, size_t len, struct strv *out);
  * not split): git reads the rest of the entries from
  * $GIT_DIR/sharedindex.<name>. */
 int git_index_read(const void *buf, size_t len, struct strv *out, char *shared);
-
-/* Finds the repository a git started in cwd would use, as git does (the
- * nearest .git directory or gitfile above): its work tree, the path of its
- * index and its common directory (resolved; NULL when it cannot be).
- * Returns 0, or -1 when there is none. */
-int git_index_find(const char *cwd, char **toplevel, char **index, char **common);

@@ -26,6 +26,7 @@
 #include "cleanup.h"
 #include "git_config.h"
 #include "git_index.h"
+#include "git_repo.h"
 #include "io.h"
 #include "path.h"
 #include "pattern.h"
@@ -855,13 +856,16 @@ static int check_key(const char *key, const char *value, void *data)
 static void watch_repository_at(struct guard *g, const char *dotgit)
 {
 	_cleanup_free_ char *top = parent_of(dotgit);
-	_cleanup_free_ char *toplevel = NULL, *index = NULL, *common = NULL;
-	if (git_index_find(top, &toplevel, &index, &common) < 0 || strcmp(toplevel, top) != 0)
+	struct git_repo repo;
+	if (!git_repo_find(top, &repo))
 		return;
-	for (size_t i = 0; i < g->repos_len; i++)
-		if (!strcmp(g->repos[i].index, index))
-			return;
-	guard_watch_repository(g, toplevel, index);
+	_cleanup_free_ char *index = xasprintf("%s/index", repo.git_dir);
+	bool seen = strcmp(repo.toplevel, top) != 0;
+	for (size_t i = 0; !seen && i < g->repos_len; i++)
+		seen = !strcmp(g->repos[i].index, index);
+	if (!seen)
+		guard_watch_repository(g, repo.toplevel, index);
+	git_repo_release(&repo);
 }
 
 static bool file_exists(const char *dir, const char *name)
@@ -869,6 +873,34 @@ static bool file_exists(const char *dir, const char *name)
 	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
 	struct stat st;
 	return lstat(path, &st) == 0;
+}
+
+/* A gitfile or commondir read as git reads it: the whole file less
+ * trailing line ends, after prefix; the path it names, resolved against
+ * base. NULL when it leads nowhere, or holds a control character (which
+ * only an intruder writes, and where a reader cutting at the first line
+ * end would see another path than git). */
+static char *read_pointer_file(const char *file, const char *prefix, const char *base)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0, skip = strlen(prefix);
+	if (read_file(file, 4096, &text, &len) < 0 || len <= skip ||
+	    strncmp(text, prefix, skip) != 0 || memchr(text, '\0', len))
+		return NULL;
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		text[--len] = '\0';
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			return NULL;
+	const char *value = text + skip;
+	if (!*value)
+		return NULL;
+	_cleanup_free_ char *target =
+	    value[0] == '/' ? xstrdup(value) : xasprintf("%s/%s", base, value);
+	char *resolved = NULL;
+	if (path_resolve(target, &resolved, NULL, NULL) < 0)
+		return NULL;
+	return resolved;
 }
 
 /* True when a host git run where this .git is would read no configuration
@@ -885,21 +917,8 @@ static bool repository_is_harmless(const struct guard *g, const struct tree_watc
 	if (S_ISDIR(st.st_mode)) {
 		git_dir = xstrdup(dotgit);
 	} else if (S_ISREG(st.st_mode)) {
-		/* As git reads a gitfile: the whole of it, less trailing line
-		 * ends; a control character left inside is an intruder's. */
-		_cleanup_free_ char *text = NULL;
-		size_t len = 0;
-		if (read_file(dotgit, 4096, &text, &len) < 0 || len < 9 ||
-		    strncmp(text, "gitdir: ", 8) != 0 || memchr(text, '\0', len))
-			return false;
-		while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
-			text[--len] = '\0';
-		for (size_t i = 0; i < len; i++)
-			if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
-				return false;
-		_cleanup_free_ char *target =
-		    text[8] == '/' ? xstrdup(text + 8) : xasprintf("%s/%s", dir, text + 8);
-		if (path_resolve(target, &git_dir, NULL, NULL) < 0)
+		git_dir = read_pointer_file(dotgit, "gitdir: ", dir);
+		if (!git_dir)
 			return false; /* moving one that leads nowhere costs nothing */
 	} else {
 		return false; /* a symlink, a fifo: git would follow or choke */
@@ -910,17 +929,11 @@ static bool repository_is_harmless(const struct guard *g, const struct tree_watc
 	if (lstat(commondir_file, &st) == 0) {
 		/* Only a linked worktree of this repository, whose
 		 * configuration and hooks are the protected ones. */
-		_cleanup_free_ char *text = NULL;
-		size_t len = 0;
-		if (!tw->common || read_file(commondir_file, 4096, &text, &len) < 0)
-			return false;
-		text[strcspn(text, "\r\n")] = '\0';
-		_cleanup_free_ char *joined =
-		    text[0] == '/' ? xstrdup(text) : xasprintf("%s/%s", git_dir, text);
-		_cleanup_free_ char *common = NULL;
-		_cleanup_free_ char *admin = xasprintf("%s/worktrees/", tw->common);
-		return path_resolve(joined, &common, NULL, NULL) == 0 &&
-		       !strcmp(common, tw->common) && !strncmp(git_dir, admin, strlen(admin)) &&
+		_cleanup_free_ char *common = read_pointer_file(commondir_file, "", git_dir);
+		_cleanup_free_ char *admin =
+		    tw->common ? xasprintf("%s/worktrees/", tw->common) : NULL;
+		return common && admin && !strcmp(common, tw->common) &&
+		       !strncmp(git_dir, admin, strlen(admin)) &&
 		       !strchr(git_dir + strlen(admin), '/');
 	}
 	_cleanup_free_ char *config = xasprintf("%s/config", git_dir);

@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "env.h"
 #include "git_config.h"
+#include "git_repo.h"
 #include "io.h"
 #include "path.h"
 #include "pattern.h"
@@ -218,32 +219,6 @@ static char *absolute_path(const char *text, const char *base, const char *home)
 	return strbuf_detach(&sb);
 }
 
-/* Reads a one-line file such as ".git" ("gitdir: X") or "commondir" and
- * returns its path, resolved, taken relative to base when it is relative. */
-static char *read_path_file(const char *file, const char *prefix, const char *base)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	if (read_file(file, 4096, &text, &len) < 0)
-		return NULL;
-	text[strcspn(text, "\r\n")] = '\0';
-	const char *value = text;
-	if (prefix) {
-		size_t n = strlen(prefix);
-		if (strncmp(text, prefix, n) != 0)
-			return NULL;
-		value += n;
-	}
-	if (!*value)
-		return NULL;
-	_cleanup_free_ char *joined =
-	    value[0] == '/' ? xstrdup(value) : xasprintf("%s/%s", base, value);
-	char *resolved = NULL;
-	if (path_resolve(joined, &resolved, NULL, NULL) < 0)
-		return NULL;
-	return resolved;
-}
-
 static char *dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -404,7 +379,7 @@ static void each_entry(const char *dir, void (*fn)(const char *path, const char 
 static char *linked_work_tree(const char *admin)
 {
 	_cleanup_free_ char *gitdir_file = xasprintf("%s/gitdir", admin);
-	_cleanup_free_ char *gitfile = read_path_file(gitdir_file, NULL, admin);
+	_cleanup_free_ char *gitfile = git_repo_read_path_file(gitdir_file, NULL, admin);
 	return gitfile ? dir_of(gitfile) : NULL;
 }
 
@@ -503,7 +478,7 @@ static void protect_repo(struct layout *l, const char *git_dir, const char *work
 		return;
 	strv_push(&l->repos, g);
 	_cleanup_free_ char *commondir_file = xasprintf("%s/commondir", g);
-	_cleanup_free_ char *common = read_path_file(commondir_file, NULL, g);
+	_cleanup_free_ char *common = git_repo_read_path_file(commondir_file, NULL, g);
 	if (!common)
 		common = xstrdup(g);
 	if (strcmp(g, common) != 0) {
@@ -531,61 +506,12 @@ static void protect_git_entry(struct layout *l, const char *entry)
 		/* Rewritten, it would point git at a repository of the
 		 * agent's making. */
 		protect(l, entry, "@git");
-		_cleanup_free_ char *git_dir = read_path_file(entry, "gitdir: ", top);
+		_cleanup_free_ char *git_dir = git_repo_read_path_file(entry, "gitdir: ", top);
 		if (git_dir)
 			protect_repo(l, git_dir, top);
 	}
 	/* The work tree holding it must not be renamed away either. */
 	pin(l, top);
-}
-
-struct git_dirs {
-	char *toplevel; /* the working tree holding .git */
-	char *git_dir;	/* .git, or .git/worktrees/<name> for a linked worktree */
-	char *common;	/* the shared repository: equal to git_dir unless linked */
-};
-
-static void git_dirs_release(struct git_dirs *g)
-{
-	free(g->toplevel);
-	free(g->git_dir);
-	free(g->common);
-}
-
-/* Finds the repository the working directory belongs to, the way git does:
- * the nearest ancestor with a .git directory or gitfile (or a symlink to
- * either). */
-static bool git_discover(const char *cwd, struct git_dirs *g)
-{
-	_cleanup_free_ char *dir = xstrdup(cwd);
-	for (;;) {
-		_cleanup_free_ char *dotgit = xasprintf("%s/.git", strcmp(dir, "/") ? dir : "");
-		struct stat st;
-		if (stat(dotgit, &st) == 0) {
-			if (S_ISDIR(st.st_mode)) {
-				g->git_dir = steal_ptr(&dotgit);
-			} else if (S_ISREG(st.st_mode)) {
-				g->git_dir = read_path_file(dotgit, "gitdir: ", dir);
-				if (!g->git_dir)
-					return false;
-			} else {
-				return false;
-			}
-			_cleanup_free_ char *commondir_file = xasprintf("%s/commondir", g->git_dir);
-			g->common = read_path_file(commondir_file, NULL, g->git_dir);
-			if (!g->common)
-				g->common = xstrdup(g->git_dir);
-			g->toplevel = steal_ptr(&dir);
-			return true;
-		}
-		if (!strcmp(dir, "/"))
-			return false;
-		char *slash = strrchr(dir, '/');
-		if (slash == dir)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
 }
 
 static void add_literal(struct rule_list *out, const char *path, enum access_level level,
@@ -619,7 +545,7 @@ static void protect_other_branch(const char *path, const char *entry, void *data
 	}
 }
 
-static void expand_strict(const struct git_dirs *g, struct rule_list *out)
+static void expand_strict(const struct git_repo *g, struct rule_list *out)
 {
 	_cleanup_free_ char *tags = xasprintf("%s/refs/tags", g->common);
 	_cleanup_free_ char *packed = xasprintf("%s/packed-refs", g->common);
@@ -647,8 +573,8 @@ void preset_git_expand(bool strict, const struct preset_context *ctx, struct rul
 	if (strcmp(ctx->cwd, "/") != 0)
 		strv_push(&l.writable, ctx->cwd);
 
-	struct git_dirs g = {0};
-	if (git_discover(ctx->cwd, &g)) {
+	struct git_repo g = {0};
+	if (git_repo_find(ctx->cwd, &g)) {
 		if (strcmp(g.git_dir, g.common) != 0 && !path_is_within(g.common, ctx->cwd) &&
 		    l.writable.len) {
 			/* A linked worktree keeps its objects and refs in the
@@ -672,7 +598,7 @@ void preset_git_expand(bool strict, const struct preset_context *ctx, struct rul
 	for (size_t i = 0; ctx->git_entries && i < ctx->git_entries->len; i++)
 		protect_git_entry(&l, ctx->git_entries->items[i]);
 
-	git_dirs_release(&g);
+	git_repo_release(&g);
 	strv_release(&l.writable);
 	strv_release(&l.emitted);
 	strv_release(&l.repos);

@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "doctor.h"
 #include "env.h"
-#include "git_index.h"
+#include "git_repo.h"
 #include "guard.h"
 #include "inside.h"
 #include "io.h"
@@ -194,12 +194,16 @@ static int start_guard(const struct session *s, const struct guard_plan *plan,
 	_cleanup_free_ char *base = s->audit_dir ? xasprintf("%s/quarantine", s->audit_dir) : NULL;
 	if (guard_start(out, plan, &s->policy, base, session, guard_reported, sinks, err) < 0)
 		return -1;
-	_cleanup_free_ char *toplevel = NULL, *index = NULL, *common = NULL;
-	if (git_index_find(s->cwd, &toplevel, &index, &common) == 0)
-		guard_watch_repository(*out, toplevel, index);
+	struct git_repo repo;
+	bool in_repo = git_repo_find(s->cwd, &repo);
+	if (in_repo) {
+		_cleanup_free_ char *index = xasprintf("%s/index", repo.git_dir);
+		guard_watch_repository(*out, repo.toplevel, index);
+	}
 	if (!s->secrets.skipped_root)
-		guard_watch_tree(*out, s->cwd, common, &s->secrets.skip,
+		guard_watch_tree(*out, s->cwd, in_repo ? repo.common : NULL, &s->secrets.skip,
 				 &s->secrets.found.git_entries, s->secrets.found.unreadable);
+	git_repo_release(&repo);
 	report_guard_debug(dbg, plan);
 	return 0;
 }

@@ -431,4 +431,20 @@ test_a_gitlink_in_a_submodules_index_is_guarded_too()
 	expect_no_file "$T/work/sub/node_modules/evil/.git"
 }
 
+test_a_new_worktree_whose_commondir_git_reads_differently_is_moved()
+{
+	make_guarded_project
+	# git reads commondir whole: "../..\nevil" names a directory planted
+	# in .git, with a config of the agent's; cut at the line end it would
+	# name the repository itself.
+	sbx sh -c 'G=/run/agent-sandbox/bin/git && $G worktree add -q wt2 2>/dev/null &&
+		D="$(printf ".git/..\nevil")" && mkdir -p "$D" && cp -r .git/objects .git/refs .git/HEAD "$D"/ &&
+		printf "[core]\n\tfsmonitor = \"touch $HOME/fsmonitor-ran; false\"\n" >"$D/config" &&
+		printf "../..\nevil\n" >.git/worktrees/wt2/commondir && sleep 2.5; true'
+	expect_status 0
+	expect_no_file "$T/work/wt2/.git"
+	(cd wt2 2>/dev/null && git status >/dev/null 2>&1)
+	expect_no_file "$HOME/fsmonitor-ran"
+}
+
 run_tests
