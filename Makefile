@@ -20,13 +20,18 @@ PKGS := json-c libseccomp
 WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wno-unused-parameter
 CFLAGS ?= -O2 -g -D_FORTIFY_SOURCE=2
-ALL_CPPFLAGS := -D_GNU_SOURCE -DAGENT_SANDBOX_VERSION='"$(VERSION)"' -Isrc $(CPPFLAGS)
+ALL_CPPFLAGS := -D_GNU_SOURCE -DAGENT_SANDBOX_VERSION='"$(VERSION)"' -Isrc/lib -Isrc $(CPPFLAGS)
 ALL_CFLAGS := -std=gnu17 $(WARNINGS) -fstack-protector-strong \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS)) $(CFLAGS)
 LDLIBS ?= $(shell $(PKG_CONFIG) --libs $(PKGS))
 
-SRC := $(sort $(wildcard src/*.c))
-LIB_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(filter-out src/main.c,$(SRC)))
+# libagent-sandbox.a holds everything but the command line; the binary is
+# src/cli/ linked against it, and so are the tests, fuzzers and benchmarks.
+LIB_SRC := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c))
+LIB_A := $(BUILD)/libagent-sandbox.a
+CLI_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(filter-out src/cli/main.c,$(CLI_SRC)))
+LIB_OBJ := $(CLI_OBJ) $(LIB_A)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -35,13 +40,18 @@ FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
 all: $(BUILD)/agent-sandbox
 
-$(BUILD)/agent-sandbox: $(BUILD)/obj/main.o $(LIB_OBJ)
+$(BUILD)/agent-sandbox: $(BUILD)/obj/cli/main.o $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
+$(LIB_A): $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/obj $(BUILD)/unit:
+$(BUILD)/unit:
 	mkdir -p $@
 
 $(BUILD)/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_OBJ) | $(BUILD)/unit
@@ -84,12 +94,12 @@ deps:
 	tests/install-deps
 
 format:
-	clang-format -i src/*.[ch] tests/unit/*.[ch] fuzz/*.c bench/*.c
+	clang-format -i src/*/*.[ch] src/lib/*/*.[ch] tests/unit/*.[ch] fuzz/*.c bench/*.c
 
 format-check:
-	clang-format --dry-run --Werror src/*.[ch] tests/unit/*.[ch] fuzz/*.c bench/*.c
+	clang-format --dry-run --Werror src/*/*.[ch] src/lib/*/*.[ch] tests/unit/*.[ch] fuzz/*.c bench/*.c
 
 clean:
 	rm -rf build
 
--include $(wildcard $(BUILD)/obj/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d)

@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "secrets.h"
+#include "config/config.h"
+#include "policy/secrets.h"
 
 static double now_ms(void)
 {

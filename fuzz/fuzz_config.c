@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "error.h"
+#include "config/config.h"
+#include "base/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

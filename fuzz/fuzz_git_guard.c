@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "git_guard.h"
-#include "strv.h"
-#include "xalloc.h"
+#include "base/cleanup.h"
+#include "inside/git_guard.h"
+#include "base/strv.h"
+#include "base/xalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "git_index.h"
+#include "git/index.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http_request.h"
+#include "net/http_request.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

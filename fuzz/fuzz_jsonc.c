@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "jsonc.h"
-#include "term_escape.h"
-#include "utf8.h"
-#include "xalloc.h"
+#include "base/cleanup.h"
+#include "config/jsonc.h"
+#include "base/term_escape.h"
+#include "base/utf8.h"
+#include "base/xalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

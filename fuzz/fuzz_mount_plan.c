@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mount_plan.h"
+#include "sandbox/mount_plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "socks5.h"
+#include "net/socks5.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,10 +10,10 @@
 
 #include <cmocka.h>
 
-#include "bwrap.h"
-#include "cleanup.h"
-#include "inside.h"
-#include "sandbox_init.h"
+#include "sandbox/bwrap.h"
+#include "base/cleanup.h"
+#include "inside/inside.h"
+#include "inside/init.h"
 #include "unit.h"
 
 static struct rule test_rule = {

@@ -8,9 +8,9 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "cli.h"
-#include "strbuf.h"
+#include "base/cleanup.h"
+#include "cli/flags.h"
+#include "base/strbuf.h"
 #include "unit.h"
 
 #define MAX_ARGS 10

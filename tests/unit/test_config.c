@@ -9,11 +9,11 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "cli.h"
-#include "config.h"
-#include "report.h"
-#include "session.h"
+#include "base/cleanup.h"
+#include "cli/flags.h"
+#include "config/config.h"
+#include "cli/report.h"
+#include "spec/plan.h"
 #include "unit.h"
 
 static int load(struct config *cfg, const char *name, const char *text, enum layer layer,

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "git_config.h"
-#include "strbuf.h"
+#include "git/config.h"
+#include "base/strbuf.h"
 #include "unit.h"
 
 static int collect(const char *key, const char *value, void *data)

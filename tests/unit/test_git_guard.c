@@ -10,10 +10,10 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "git_guard.h"
-#include "strv.h"
-#include "xalloc.h"
+#include "base/cleanup.h"
+#include "inside/git_guard.h"
+#include "base/strv.h"
+#include "base/xalloc.h"
 
 struct git_case {
 	const char *args; /* space-separated, after "git" */

@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "git_index.h"
-#include "strbuf.h"
+#include "base/cleanup.h"
+#include "git/index.h"
+#include "base/strbuf.h"
 #include "unit.h"
 
 #define GITLINK 0160000u

@@ -9,10 +9,10 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "jsonc.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "base/cleanup.h"
+#include "config/jsonc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
 struct reject_case {
 	const char *text;

@@ -12,12 +12,12 @@
 
 #include <cmocka.h>
 
-#include "audit.h"
-#include "bwrap.h"
-#include "cleanup.h"
-#include "forwarder.h"
-#include "inside.h"
-#include "mount_plan.h"
+#include "audit/writer.h"
+#include "sandbox/bwrap.h"
+#include "base/cleanup.h"
+#include "inside/forwarder.h"
+#include "inside/inside.h"
+#include "sandbox/mount_plan.h"
 #include "unit.h"
 
 static struct rule test_rule = {

@@ -8,9 +8,9 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "env.h"
-#include "name_pattern.h"
+#include "base/cleanup.h"
+#include "policy/env.h"
+#include "policy/name_pattern.h"
 
 struct match_case {
 	const char *pattern;

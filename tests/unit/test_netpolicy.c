@@ -10,10 +10,10 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "config.h"
-#include "host_match.h"
-#include "netpolicy.h"
+#include "base/cleanup.h"
+#include "config/config.h"
+#include "net/host_match.h"
+#include "net/policy.h"
 #include "unit.h"
 
 static void host_normalize_lowercases_and_checks_names(void **state)

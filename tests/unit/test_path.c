@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "path.h"
+#include "base/cleanup.h"
+#include "policy/path.h"
 #include "unit.h"
 
 static void path_expand_makes_rule_text_absolute(void **state)

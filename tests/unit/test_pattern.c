@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "pattern.h"
+#include "base/cleanup.h"
+#include "policy/pattern.h"
 #include "unit.h"
 
 static void pattern_has_glob_detects_only_unescaped_glob_characters(void **state)

@@ -9,9 +9,9 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "path.h"
-#include "policy.h"
+#include "base/cleanup.h"
+#include "policy/path.h"
+#include "policy/policy.h"
 #include "unit.h"
 
 /* A rule in a test table; a path that does not start with '/' or '~' is

@@ -10,9 +10,9 @@
 
 #include <cmocka.h>
 
-#include "agent_state.h"
-#include "cleanup.h"
-#include "preset.h"
+#include "policy/agent_state.h"
+#include "base/cleanup.h"
+#include "policy/preset.h"
 #include "unit.h"
 
 static const struct preset_context context = {

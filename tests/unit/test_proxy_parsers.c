@@ -10,9 +10,9 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "http_request.h"
-#include "socks5.h"
+#include "base/cleanup.h"
+#include "net/http_request.h"
+#include "net/socks5.h"
 #include "unit.h"
 
 static void http_request_parse_accepts_connect_and_absolute_form(void **state)

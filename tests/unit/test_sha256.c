@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "sha256.h"
+#include "base/cleanup.h"
+#include "base/sha256.h"
 #include "unit.h"
 
 static void sha256_matches_the_standard_test_vectors(void **state)

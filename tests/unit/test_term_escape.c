@@ -11,10 +11,10 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "strbuf.h"
-#include "term_escape.h"
-#include "xalloc.h"
+#include "base/cleanup.h"
+#include "base/strbuf.h"
+#include "base/term_escape.h"
+#include "base/xalloc.h"
 
 #include "unit.h"
 

@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "cleanup.h"
-#include "policy.h"
-#include "trust.h"
+#include "base/cleanup.h"
+#include "policy/policy.h"
+#include "policy/trust.h"
 #include "unit.h"
 
 struct test_rule {

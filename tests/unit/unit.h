@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 /* Fails the current test with a message naming the case. */
 #define unit_fail(...) fail_msg(__VA_ARGS__)

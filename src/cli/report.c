@@ -1,0 +1,489 @@
+/* Formatting for people. Nothing here decides anything. Every string that
+ * came from outside (paths, patterns, config origins, host names, variable
+ * names, error messages) is escaped by term_escape where it is formatted
+ * in, and every write goes through a last pass that escapes whatever a
+ * terminal would act on except our own line breaks. */
+#include "cli/report.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "base/io.h"
+#include "base/strbuf.h"
+#include "base/term_escape.h"
+#include "base/xalloc.h"
+
+/* The last line of defence: text we composed, with its outside strings
+ * escaped already, keeps its line breaks; anything else a terminal would
+ * act on is escaped (a no-op when every caller did its part). */
+static void write_text(int fd, const struct strbuf *text)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	term_escape_mode_add(&sb, strbuf_str(text), text->len, TERM_ESCAPE_LINES);
+	write_all(fd, sb.buf, sb.len);
+}
+
+/* Debug lines are one line each, and their arguments are paths, patterns,
+ * host names and error messages: the whole line is escaped as an outside
+ * string, so none of them can start a line of its own. */
+void debug_line(const struct debug *dbg, const char *fmt, ...)
+{
+	if (!dbg->enabled)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *line = xvasprintf(fmt, ap);
+	va_end(ap);
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "agent-sandbox: debug: ");
+	term_escape_add(&sb, line);
+	strbuf_addch(&sb, '\n');
+	write_all(dbg->fd, sb.buf, sb.len);
+}
+
+/* Messages and hints carry file names, patterns, config values and host
+ * names formatted in by every layer below, so each is escaped whole: a
+ * '\n' in a file name cannot forge an "agent-sandbox: hint:" line. The
+ * lines under a message were escaped one by one when they were added. */
+int report_error(int fd, const struct error *err)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "agent-sandbox: ");
+	term_escape_add(&sb, err->msg ? err->msg : "unknown error");
+	strbuf_addch(&sb, '\n');
+	for (const char *line = err->lines; line && *line;) {
+		size_t n = strcspn(line, "\n");
+		strbuf_addstr(&sb, "  ");
+		strbuf_add(&sb, line, n);
+		strbuf_addch(&sb, '\n');
+		line += n + (line[n] == '\n');
+	}
+	if (err->hint) {
+		strbuf_addstr(&sb, "agent-sandbox: hint: ");
+		term_escape_add(&sb, err->hint);
+		strbuf_addch(&sb, '\n');
+	}
+	write_text(fd, &sb);
+	return err->code ? err->code : EXIT_SETUP;
+}
+
+static const char *setting_source(const struct config_setting *s)
+{
+	return s->layer == LAYER_BUILTIN ? "default" : s->origin;
+}
+
+/* The setting's origin (a file:line:column, outside) in parentheses. */
+static void add_source(struct strbuf *sb, const struct config_setting *s)
+{
+	strbuf_addstr(sb, " (");
+	term_escape_add(sb, setting_source(s));
+	strbuf_addstr(sb, ")\n");
+}
+
+static void add_net_list(struct strbuf *sb, const char *label, const struct net_list *list)
+{
+	for (size_t i = 0; i < list->len; i++) {
+		const struct net_entry *e = &list->items[i];
+		strbuf_addf(sb, "  %-16s ", label);
+		term_escape_add(sb, e->name);
+		if (e->address) {
+			strbuf_addstr(sb, " -> ");
+			term_escape_add(sb, e->address);
+		}
+		strbuf_addstr(sb, " (");
+		term_escape_add(sb, e->layer == LAYER_BUILTIN ? "default" : e->origin);
+		strbuf_addstr(sb, ")\n");
+	}
+}
+
+void report_network(struct strbuf *sb, const struct network_config *net)
+{
+	strbuf_addf(sb, "network            %s (", network_mode_name(net->mode));
+	term_escape_add(sb, net->layer == LAYER_BUILTIN ? "default" : net->origin);
+	strbuf_addstr(sb, ")\n");
+	if (net->mode != NETWORK_FILTERED)
+		return;
+	add_net_list(sb, "allow", &net->allow);
+	add_net_list(sb, "deny", &net->deny);
+	add_net_list(sb, "localhost port", &net->localhost);
+	add_net_list(sb, "resolve", &net->resolve);
+}
+
+/* Every cell escaped already, so that widths are those of what is shown. */
+struct row {
+	char *path;
+	const char *access;
+	char *rule;
+	char *from;
+};
+
+static void print_rows(struct strbuf *sb, const struct row *rows, size_t n)
+{
+	size_t wp = strlen("PATH"), wa = strlen("ACCESS"), wr = strlen("RULE");
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(rows[i].path) > wp)
+			wp = strlen(rows[i].path);
+		if (strlen(rows[i].access) > wa)
+			wa = strlen(rows[i].access);
+		if (strlen(rows[i].rule) > wr)
+			wr = strlen(rows[i].rule);
+	}
+	strbuf_addf(sb, "%-*s  %-*s  %-*s  %s\n", (int)wp, "PATH", (int)wa, "ACCESS", (int)wr,
+		    "RULE", "FROM");
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(sb, "%-*s  %-*s  %-*s  %s\n", (int)wp, rows[i].path, (int)wa,
+			    rows[i].access, (int)wr, rows[i].rule, rows[i].from);
+}
+
+static void add_secrets(struct strbuf *sb, const struct secrets *secrets)
+{
+	const struct secret_scan_result *f = &secrets->found;
+	if (secrets->skipped_root) {
+		strbuf_addstr(sb, "secret files       not scanned (the working directory is /)\n");
+		return;
+	}
+	strbuf_addf(sb, "secret files       %zu masked (%zu files in %zu directories scanned)\n",
+		    f->len, f->files, f->dirs);
+	for (size_t i = 0; i < f->len; i++) {
+		strbuf_addstr(sb, "  masked           ");
+		term_escape_add(sb, f->items[i].path);
+		strbuf_addstr(sb, "  (pattern \"");
+		term_escape_add(sb, f->items[i].pattern);
+		strbuf_addstr(sb, "\")\n");
+	}
+}
+
+static void add_env(struct strbuf *sb, const struct env_result *env, const struct config *cfg)
+{
+	strbuf_addf(sb, "environment        %zu dropped, %zu set (filter-secrets %s, ",
+		    env->dropped.len, env->set.len, cfg->env_filter_secrets.value ? "on" : "off");
+	term_escape_add(sb, setting_source(&cfg->env_filter_secrets));
+	strbuf_addstr(sb, ")\n");
+	for (size_t i = 0; i < env->dropped.len; i++) {
+		strbuf_addstr(sb, "  dropped          ");
+		term_escape_add(sb, env->dropped.items[i]);
+		strbuf_addstr(sb, "  (");
+		term_escape_add(sb, env->reasons.items[i]);
+		strbuf_addstr(sb, ")\n");
+	}
+	for (size_t i = 0; i < env->set.len; i++) {
+		strbuf_addstr(sb, "  set              ");
+		term_escape_add(sb, env->set.items[i]);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+void report_policy(int fd, const struct policy *policy, const struct policy_summary *summary)
+{
+	const struct config *cfg = summary->cfg;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, "working directory  ");
+	term_escape_add(&sb, summary->cwd);
+	strbuf_addch(&sb, '\n');
+	report_network(&sb, &cfg->network);
+	strbuf_addf(&sb, "docker socket      %s",
+		    !summary->docker_socket ? "none found"
+		    : cfg->docker.value	    ? "exposed"
+					    : "hidden");
+	add_source(&sb, &cfg->docker);
+	strbuf_addf(&sb, "read-only          %s", cfg->read_only.value ? "yes" : "no");
+	add_source(&sb, &cfg->read_only);
+	strbuf_addstr(&sb, "presets            ");
+	term_escape_add(&sb, summary->presets);
+	strbuf_addch(&sb, '\n');
+	for (size_t i = 0; i < cfg->files.len; i++) {
+		strbuf_addstr(&sb, "config             ");
+		term_escape_add(&sb, cfg->files.items[i]);
+		strbuf_addch(&sb, '\n');
+	}
+	if (summary->secrets)
+		add_secrets(&sb, summary->secrets);
+	if (summary->env)
+		add_env(&sb, summary->env, cfg);
+	strbuf_addch(&sb, '\n');
+
+	size_t n = policy_base_mounts_len + policy->len;
+	_cleanup_free_ struct row *rows = xcalloc(n, sizeof(*rows));
+	size_t k = 0;
+	for (size_t i = 0; i < policy_base_mounts_len; i++) {
+		const struct base_mount *m = &policy_base_mounts[i];
+		rows[k++] = (struct row){
+		    .path = term_escape(m->path),
+		    .access = m->kind == BASE_HOST_ROOT ? "ro"
+			      : m->kind == BASE_TMPFS	? "private"
+							: "fresh",
+		    .rule = xstrdup("-"),
+		    .from = xasprintf("built-in (%s)", m->description),
+		};
+	}
+	for (size_t i = 0; i < policy->len; i++) {
+		const struct access_entry *e = &policy->entries[i];
+		const struct rule *r = e->rule;
+		_cleanup_free_ char *origin = term_escape(r->origin);
+		rows[k++] = (struct row){
+		    .path = term_escape(e->path),
+		    .access = access_level_name(e->level),
+		    .rule = term_escape(r->pattern),
+		    .from = xasprintf("%s %s%s", layer_name(r->layer), origin,
+				      e->downgraded ? ", made ro by read-only mode" : ""),
+		};
+	}
+	print_rows(&sb, rows, k);
+	if (policy->skipped_len)
+		strbuf_addf(&sb,
+			    "\n%zu rule%s skipped (paths that do not exist); --debug lists them\n",
+			    policy->skipped_len, policy->skipped_len == 1 ? "" : "s");
+	for (size_t i = 0; i < k; i++) {
+		free(rows[i].path);
+		free(rows[i].rule);
+		free(rows[i].from);
+	}
+	write_text(fd, &sb);
+}
+
+void report_policy_notes(const struct debug *dbg, const struct policy *policy)
+{
+	for (size_t i = 0; i < policy->skipped_len; i++) {
+		const struct policy_note *n = &policy->skipped[i];
+		debug_line(dbg, "path: skipped %s %s (%s): %s", access_level_name(n->rule->level),
+			   n->path, n->rule->origin, n->reason);
+	}
+	for (size_t i = 0; i < policy->overridden_len; i++) {
+		const struct policy_note *n = &policy->overridden[i];
+		debug_line(dbg, "path: %s %s (%s) %s", access_level_name(n->rule->level), n->path,
+			   n->rule->origin, n->reason);
+	}
+	for (size_t i = 0; i < policy->len; i++) {
+		const struct access_entry *e = &policy->entries[i];
+		debug_line(dbg, "access: %-7s %s  <- %s (%s %s)%s", access_level_name(e->level),
+			   e->path, e->rule->pattern, layer_name(e->rule->layer), e->rule->origin,
+			   e->downgraded ? " made ro by read-only mode" : "");
+	}
+}
+
+void report_dry_run(int fd, const struct strv *args)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "bwrap\n");
+	/* One argument a line: escaped, a '\n' in a path cannot forge one. */
+	for (size_t i = 0; i < args->len; i++) {
+		term_escape_add(&sb, args->items[i]);
+		strbuf_addch(&sb, '\n');
+	}
+	write_text(fd, &sb);
+}
+
+static void add_quoted(struct strbuf *sb, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "-_./=:,@%+") == strlen(s)) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	/* '"'"' rather than '\'' for a quote: debug_line doubles backslashes. */
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\"'\"'");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+void report_bwrap_args(const struct debug *dbg, const struct strv *args)
+{
+	if (!dbg->enabled)
+		return;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "bwrap");
+	for (size_t i = 0; i < args->len; i++) {
+		strbuf_addch(&sb, ' ');
+		add_quoted(&sb, args->items[i]);
+	}
+	debug_line(dbg, "%s", sb.buf);
+}
+
+void report_secrets_debug(const struct debug *dbg, const struct secrets *secrets)
+{
+	const struct secret_scan_result *f = &secrets->found;
+	if (secrets->skipped_root) {
+		debug_line(dbg, "secrets: not scanned: the working directory is /");
+		return;
+	}
+	debug_line(dbg,
+		   "secrets: scanned %zu files in %zu directories in %.1f ms (%zu unreadable "
+		   "directories skipped); %zu masked",
+		   f->files, f->dirs, secrets->scan_ms, f->unreadable, f->len);
+	for (size_t i = 0; i < f->len; i++)
+		debug_line(dbg, "secrets: masked %s (pattern \"%s\")", f->items[i].path,
+			   f->items[i].pattern);
+}
+
+void report_env_debug(const struct debug *dbg, const struct env_result *env)
+{
+	for (size_t i = 0; i < env->dropped.len; i++)
+		debug_line(dbg, "env: dropped %s: %s", env->dropped.items[i],
+			   env->reasons.items[i]);
+	for (size_t i = 0; i < env->set.len; i++)
+		debug_line(dbg, "env: set %s", env->set.items[i]);
+	debug_line(dbg, "env: %zu variables passed on, %zu dropped", env->envp.len,
+		   env->dropped.len);
+}
+
+static const char inherited_note[] =
+    "inherited from the outer sandbox (a sandbox inside a sandbox keeps the outer wrappers "
+    "and adds none)";
+
+static void describe_wrapper(struct strbuf *sb, const struct wrapper *w)
+{
+	const struct command_setting *c = w->setting;
+	strbuf_addf(sb, "%s: %s", c->name, command_kind_name(c->kind));
+	if (c->kind == COMMAND_SCRIPT)
+		strbuf_addf(sb, " %s", w->script);
+	strbuf_addf(sb, " (%s %s)", layer_name(c->layer), c->origin);
+	if (c->kind == COMMAND_RAW) {
+		strbuf_addstr(sb, ", not wrapped");
+		return;
+	}
+	if (!w->targets.len) {
+		strbuf_addstr(sb, ", not found on PATH: nothing to wrap");
+		return;
+	}
+	strbuf_addstr(sb, ", covers");
+	for (size_t t = 0; t < w->targets.len; t++)
+		strbuf_addf(sb, " %s", w->targets.items[t]);
+	if (c->kind != COMMAND_BLOCKED)
+		strbuf_addf(sb, "; real program %s at %s/%s", w->real, WRAPPER_BIN_DIR, c->name);
+}
+
+void report_wrappers(int fd, const struct command_table *commands, const struct wrapper_plan *p)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "\ncommands\n");
+	if (p->inherited) {
+		strbuf_addf(&sb, "  %s\n", inherited_note);
+		for (size_t i = 0; i < commands->len; i++) {
+			const struct command_setting *c = &commands->items[i];
+			if (c->layer == LAYER_BUILTIN)
+				continue;
+			_cleanup_free_ char *line =
+			    xasprintf("%s: %s (%s) not applied", c->name,
+				      command_kind_name(c->kind), c->origin);
+			strbuf_addstr(&sb, "  ");
+			term_escape_add(&sb, line);
+			strbuf_addch(&sb, '\n');
+		}
+	}
+	/* A description is one line of names, paths and origins; escaped
+	 * whole here, and whole again by debug_line for --debug. */
+	for (size_t i = 0; i < p->len; i++) {
+		_cleanup_strbuf_ struct strbuf line = STRBUF_INIT;
+		describe_wrapper(&line, &p->items[i]);
+		strbuf_addstr(&sb, "  ");
+		term_escape_add(&sb, strbuf_str(&line));
+		strbuf_addch(&sb, '\n');
+	}
+	write_text(fd, &sb);
+}
+
+void report_wrappers_debug(const struct debug *dbg, const struct command_table *commands,
+			   const struct wrapper_plan *p)
+{
+	if (!dbg->enabled)
+		return;
+	if (p->inherited) {
+		debug_line(dbg, "wrappers: %s", inherited_note);
+		for (size_t i = 0; i < commands->len; i++)
+			if (commands->items[i].layer != LAYER_BUILTIN)
+				debug_line(dbg, "wrappers: %s: %s (%s) not applied",
+					   commands->items[i].name,
+					   command_kind_name(commands->items[i].kind),
+					   commands->items[i].origin);
+	}
+	for (size_t i = 0; i < p->len; i++) {
+		const struct wrapper *w = &p->items[i];
+		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+		describe_wrapper(&sb, w);
+		debug_line(dbg, "wrappers: %s", sb.buf);
+		for (size_t k = 0; k < w->skipped.len; k++)
+			debug_line(dbg, "wrappers: %s: skipped %s", w->setting->name,
+				   w->skipped.items[k]);
+	}
+}
+
+static void add_guard_target(struct strbuf *sb, const struct guard_target *t)
+{
+	strbuf_addstr(sb, "  ");
+	term_escape_add(sb, t->display);
+	strbuf_addf(sb, "  %s ", access_level_name(t->rule->level));
+	term_escape_add(sb, t->rule->pattern);
+	strbuf_addstr(sb, " (");
+	term_escape_add(sb, t->rule->origin);
+	strbuf_addstr(sb, ")\n");
+}
+
+void report_guard_plan(int fd, const struct guard_plan *plan, bool all)
+{
+	if (!plan->len)
+		return;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb,
+		    "\n%zu protected path%s do%s not exist in writable directories: whatever "
+		    "appears there while the sandbox runs is moved aside (guard)%s\n",
+		    plan->len, plan->len == 1 ? "" : "s", plan->len == 1 ? "es" : "",
+		    all ? ":" : "; --debug lists them");
+	for (size_t i = 0; all && i < plan->len; i++)
+		add_guard_target(&sb, &plan->targets[i]);
+	write_text(fd, &sb);
+}
+
+void report_guard_debug(const struct debug *dbg, const struct guard_plan *plan)
+{
+	debug_line(dbg, "guard: %zu protected path%s that do%s not exist", plan->len,
+		   plan->len == 1 ? "" : "s", plan->len == 1 ? "es" : "");
+	for (size_t i = 0; i < plan->len; i++) {
+		const struct guard_target *t = &plan->targets[i];
+		debug_line(dbg, "guard: %s  %s %s (%s)", t->display,
+			   access_level_name(t->rule->level), t->rule->pattern, t->rule->origin);
+	}
+}
+
+void report_quarantine(int fd, const struct guard *g)
+{
+	const struct guard_event *events = NULL;
+	size_t n = guard_events(g, &events);
+	if (!n)
+		return;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb,
+		    "agent-sandbox: %zu path%s appeared where the policy protects them (host "
+		    "programs read or run them); moved aside",
+		    n, n == 1 ? "" : "s");
+	if (guard_quarantine_dir(g)) {
+		strbuf_addstr(&sb, " into ");
+		term_escape_add(&sb, guard_quarantine_dir(g));
+	}
+	strbuf_addstr(&sb, ":\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct guard_event *e = &events[i];
+		strbuf_addstr(&sb, "  ");
+		term_escape_add(&sb, e->path);
+		if (e->symlink_to) {
+			strbuf_addstr(&sb, " (a symlink on the way to ");
+			term_escape_add(&sb, e->symlink_to);
+			strbuf_addch(&sb, ')');
+		}
+		strbuf_addf(&sb, " (%s by ", access_level_name(e->rule->level));
+		term_escape_add(&sb, e->rule->origin);
+		strbuf_addstr(&sb, e->moved_to ? ") -> " : "): ");
+		term_escape_add(&sb, e->moved_to ? e->moved_to : e->error);
+		if (e->restored)
+			strbuf_addstr(&sb, "; its protected content written back");
+		strbuf_addch(&sb, '\n');
+	}
+	write_text(fd, &sb);
+}

@@ -1,0 +1,79 @@
+/* Blocking I/O helpers. */
+#include "base/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/xalloc.h"
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int write_str(int fd, const char *s)
+{
+	return write_all(fd, s, strlen(s));
+}
+
+int read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	/* O_NONBLOCK so that opening a FIFO cannot hang us. */
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	return read_fd(fd, max, out, len);
+}
+
+int read_fd(int fd, size_t max, char **out, size_t *len)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((size_t)st.st_size > max)
+		return -EFBIG;
+
+	size_t alloc = (size_t)st.st_size + 1, used = 0;
+	_cleanup_free_ char *buf = xmalloc(alloc);
+	for (;;) {
+		if (used + 1 >= alloc) {
+			if (alloc > max + 1)
+				return -EFBIG;
+			alloc *= 2;
+			buf = xrealloc(buf, alloc);
+		}
+		ssize_t n = read(fd, buf + used, alloc - used - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+		if (used > max)
+			return -EFBIG;
+	}
+	buf[used] = '\0';
+	*out = steal_ptr(&buf);
+	*len = used;
+	return 0;
+}

@@ -1,0 +1,774 @@
+/* This file decides what a config file may say. It validates strictly
+ * (unknown keys, wrong types and bad globs are errors with file:line:column)
+ * and never touches the filesystem beyond reading the file itself. */
+#include "config/config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/cleanup.h"
+#include "net/host_groups.h"
+#include "net/host_match.h"
+#include "base/io.h"
+#include "config/jsonc.h"
+#include "policy/name_pattern.h"
+#include "policy/pattern.h"
+#include "policy/preset.h"
+#include "base/strbuf.h"
+#include "base/suggest.h"
+#include "base/xalloc.h"
+
+#define CONFIG_MAX_BYTES (1024 * 1024)
+
+struct loader {
+	struct config *cfg;
+	const char *name;
+	enum layer layer;
+	struct error *err;
+	struct strbuf summary;
+};
+
+static int fail_at(struct loader *ld, struct jsonc_pos pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail_at(struct loader *ld, struct jsonc_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (pos.line)
+		return error_set(ld->err, EXIT_USAGE, "loading config from %s:%u:%u: %s", ld->name,
+				 pos.line, pos.column, msg);
+	return error_set(ld->err, EXIT_USAGE, "loading config from %s: %s", ld->name, msg);
+}
+
+static char *origin_at(const struct loader *ld, struct jsonc_pos pos)
+{
+	return xasprintf("%s:%u:%u", ld->name, pos.line, pos.column);
+}
+
+static const char *type_name(struct json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		return "null";
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_double:
+	case json_type_int:
+		return "a number";
+	case json_type_object:
+		return "an object";
+	case json_type_array:
+		return "an array";
+	case json_type_string:
+		return "a string";
+	}
+	return "a value";
+}
+
+static int unknown_key(struct loader *ld, struct jsonc_pos pos, const char *key, const char *where,
+		       const char *const *known, size_t count)
+{
+	_cleanup_strbuf_ struct strbuf list = STRBUF_INIT;
+	for (size_t i = 0; i < count; i++)
+		strbuf_addf(&list, "%s\"%s\"", i ? ", " : "", known[i]);
+	const char *nearest = suggest_nearest(key, known, count);
+	if (nearest)
+		return fail_at(ld, pos,
+			       "unknown key \"%s\"%s; did you mean \"%s\"? (expected one of: %s)",
+			       key, where, nearest, list.buf);
+	return fail_at(ld, pos, "unknown key \"%s\"%s (expected one of: %s)", key, where, list.buf);
+}
+
+static int load_bool(struct loader *ld, struct json_object *obj, const char *key,
+		     struct config_setting *setting)
+{
+	struct jsonc_pos key_pos = {0, 0}, value_pos = {0, 0};
+	jsonc_member_pos(obj, key, &key_pos, &value_pos);
+	struct json_object *v = json_object_object_get(obj, key);
+	if (!json_object_is_type(v, json_type_boolean))
+		return fail_at(ld, value_pos, "expected true or false for \"%s\", not %s", key,
+			       type_name(v));
+	_cleanup_free_ char *origin = origin_at(ld, value_pos);
+	config_set(setting, json_object_get_boolean(v), ld->layer, origin);
+	strbuf_addf(&ld->summary, ", %s=%s", key, setting->value ? "true" : "false");
+	return 0;
+}
+
+/* Returns the strings of an array member, checking each element. */
+static int load_string_array(struct loader *ld, struct json_object *obj, const char *key,
+			     const char *what, struct json_object **array)
+{
+	struct jsonc_pos key_pos = {0, 0}, value_pos = {0, 0};
+	jsonc_member_pos(obj, key, &key_pos, &value_pos);
+	struct json_object *v = json_object_object_get(obj, key);
+	if (!json_object_is_type(v, json_type_array))
+		return fail_at(ld, value_pos, "expected an array of %s for \"%s\", not %s", what,
+			       key, type_name(v));
+	size_t n = json_object_array_length(v);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(v, i);
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(v, i, &pos);
+		if (!json_object_is_type(e, json_type_string))
+			return fail_at(ld, pos,
+				       "expected an array of %s for \"%s\", but element %zu is %s",
+				       what, key, i + 1, type_name(e));
+		const char *s = json_object_get_string(e);
+		if ((size_t)json_object_get_string_len(e) != strlen(s))
+			return fail_at(ld, pos, "\"%s\" element %zu contains a NUL character", key,
+				       i + 1);
+	}
+	*array = v;
+	return 0;
+}
+
+static int load_presets(struct loader *ld, struct json_object *fs)
+{
+	struct json_object *array;
+	if (load_string_array(ld, fs, "presets", "preset names like \"@git\" or \"!@lint/python\"",
+			      &array) < 0)
+		return -1;
+	size_t n = json_object_array_length(array);
+	if (n)
+		strbuf_addstr(&ld->summary, ", presets");
+	for (size_t i = 0; i < n; i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(array, i));
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(array, i, &pos);
+		const char *bare = name[0] == '!' ? name + 1 : name;
+		if (!preset_lookup(bare)) {
+			_cleanup_strbuf_ struct strbuf known = STRBUF_INIT;
+			preset_list_names(&known);
+			const char *nearest = preset_suggest(bare);
+			if (nearest)
+				return fail_at(
+				    ld, pos,
+				    "unknown preset \"%s\"; did you mean \"%s%s\"? (known "
+				    "presets: %s; prefix with \"!\" to remove one)",
+				    name, name[0] == '!' ? "!" : "", nearest, known.buf);
+			return fail_at(
+			    ld, pos,
+			    "unknown preset \"%s\" (known presets: %s; prefix with \"!\" to "
+			    "remove one)",
+			    name, known.buf);
+		}
+		strv_push(&ld->cfg->presets, name);
+		strbuf_addf(&ld->summary, " %s", name);
+	}
+	return 0;
+}
+
+static int load_rules(struct loader *ld, struct json_object *fs, const char *key,
+		      enum access_level level)
+{
+	struct json_object *array;
+	if (load_string_array(ld, fs, key, "paths", &array) < 0)
+		return -1;
+	size_t n = json_object_array_length(array);
+	for (size_t i = 0; i < n; i++) {
+		const char *path = json_object_get_string(json_object_array_get_idx(array, i));
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(array, i, &pos);
+		_cleanup_error_ struct error perr = ERROR_INIT;
+		if (pattern_validate(path, &perr) < 0)
+			return fail_at(ld, pos, "in \"%s\": %s", key, perr.msg);
+		_cleanup_free_ char *origin = origin_at(ld, pos);
+		rule_list_add(&ld->cfg->rules, path, level, ld->layer, origin);
+	}
+	strbuf_addf(&ld->summary, ", %s %zu", key, n);
+	return 0;
+}
+
+static int load_filesystem(struct loader *ld, struct json_object *root)
+{
+	static const char *const keys[] = {"presets", "ro", "rw", "exclude"};
+	struct jsonc_pos key_pos = {0, 0}, value_pos = {0, 0};
+	jsonc_member_pos(root, "filesystem", &key_pos, &value_pos);
+	struct json_object *fs = json_object_object_get(root, "filesystem");
+	if (!json_object_is_type(fs, json_type_object))
+		return fail_at(ld, value_pos,
+			       "expected an object like {\"ro\": [...], \"rw\": [...]} for "
+			       "\"filesystem\", not %s",
+			       type_name(fs));
+
+	json_object_object_foreach(fs, key, value)
+	{
+		(void)value;
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(fs, key, &kp, NULL);
+		int r;
+		if (!strcmp(key, "presets"))
+			r = load_presets(ld, fs);
+		else if (!strcmp(key, "ro"))
+			r = load_rules(ld, fs, key, ACCESS_RO);
+		else if (!strcmp(key, "rw"))
+			r = load_rules(ld, fs, key, ACCESS_RW);
+		else if (!strcmp(key, "exclude"))
+			r = load_rules(ld, fs, key, ACCESS_EXCLUDE);
+		else
+			r = unknown_key(ld, kp, key, " in \"filesystem\"", keys, ARRAY_SIZE(keys));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int load_host_list(struct loader *ld, struct json_object *net, const char *key,
+			  struct net_list *list)
+{
+	struct json_object *array;
+	if (load_string_array(ld, net, key, "host names, \"*.domain\" patterns or @groups",
+			      &array) < 0)
+		return -1;
+	size_t n = json_object_array_length(array);
+	for (size_t i = 0; i < n; i++) {
+		const char *host = json_object_get_string(json_object_array_get_idx(array, i));
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(array, i, &pos);
+		if (host[0] == '@') {
+			if (!host_group_lookup(host)) {
+				_cleanup_strbuf_ struct strbuf known = STRBUF_INIT;
+				const char *names[8];
+				for (size_t g = 0; g < host_groups_len && g < ARRAY_SIZE(names);
+				     g++) {
+					names[g] = host_groups[g].name;
+					strbuf_addf(&known, "%s%s", g ? ", " : "", names[g]);
+				}
+				const char *nearest = suggest_nearest(host, names, host_groups_len);
+				if (nearest)
+					return fail_at(ld, pos,
+						       "unknown host group \"%s\" in \"%s\"; did "
+						       "you mean \"%s\"? (known groups: %s)",
+						       host, key, nearest, known.buf);
+				return fail_at(ld, pos,
+					       "unknown host group \"%s\" in \"%s\" (known groups: "
+					       "%s)",
+					       host, key, known.buf);
+			}
+		} else {
+			_cleanup_error_ struct error herr = ERROR_INIT;
+			if (host_pattern_validate(host, &herr) < 0)
+				return fail_at(ld, pos, "in \"%s\": %s", key, herr.msg);
+		}
+		_cleanup_free_ char *origin = origin_at(ld, pos);
+		net_list_add(list, host, NULL, ld->layer, origin);
+	}
+	strbuf_addf(&ld->summary, ", network.%s %zu", key, n);
+	return 0;
+}
+
+static int load_localhost_ports(struct loader *ld, struct json_object *net)
+{
+	struct jsonc_pos value_pos = {0, 0};
+	jsonc_member_pos(net, "localhost", NULL, &value_pos);
+	struct json_object *v = json_object_object_get(net, "localhost");
+	if (!json_object_is_type(v, json_type_array))
+		return fail_at(ld, value_pos,
+			       "expected an array of port numbers like [5432, 3000] for "
+			       "\"localhost\", not %s",
+			       type_name(v));
+	size_t n = json_object_array_length(v);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(v, i);
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(v, i, &pos);
+		int64_t port = json_object_get_int64(e);
+		if (!json_object_is_type(e, json_type_int) || port < 1 || port > 65535)
+			return fail_at(ld, pos,
+				       "expected a port number from 1 to 65535 in \"localhost\", "
+				       "but element %zu is %s",
+				       i + 1,
+				       json_object_is_type(e, json_type_int) ? "out of range"
+									     : type_name(e));
+		_cleanup_free_ char *origin = origin_at(ld, pos);
+		_cleanup_free_ char *text = xasprintf("%d", (int)port);
+		net_list_add(&ld->cfg->network.localhost, text, NULL, ld->layer, origin);
+	}
+	strbuf_addf(&ld->summary, ", network.localhost %zu", n);
+	return 0;
+}
+
+static int load_resolve(struct loader *ld, struct json_object *net)
+{
+	struct jsonc_pos value_pos = {0, 0};
+	jsonc_member_pos(net, "resolve", NULL, &value_pos);
+	struct json_object *v = json_object_object_get(net, "resolve");
+	if (!json_object_is_type(v, json_type_object))
+		return fail_at(ld, value_pos,
+			       "expected an object like {\"mirror.internal\": \"10.0.0.5\"} for "
+			       "\"resolve\", not %s",
+			       type_name(v));
+	json_object_object_foreach(v, name, address)
+	{
+		struct jsonc_pos kp = {0, 0}, vp = {0, 0};
+		jsonc_member_pos(v, name, &kp, &vp);
+		_cleanup_free_ char *norm = host_normalize(name, strlen(name));
+		if (!norm || host_is_ip_literal(norm))
+			return fail_at(ld, kp, "\"resolve\" key \"%s\" is not a host name", name);
+		struct sockaddr_storage sa;
+		socklen_t len;
+		if (!json_object_is_type(address, json_type_string) ||
+		    !host_parse_address(json_object_get_string(address), 0, &sa, &len))
+			return fail_at(ld, vp,
+				       "expected an IPv4 or IPv6 address for \"%s\" in "
+				       "\"resolve\"",
+				       name);
+		_cleanup_free_ char *origin = origin_at(ld, kp);
+		net_list_add(&ld->cfg->network.resolve, norm, json_object_get_string(address),
+			     ld->layer, origin);
+	}
+	strbuf_addstr(&ld->summary, ", network.resolve");
+	return 0;
+}
+
+static int load_network(struct loader *ld, struct json_object *root)
+{
+	static const char *const keys[] = {"allow", "deny", "localhost", "resolve"};
+	struct jsonc_pos value_pos = {0, 0};
+	jsonc_member_pos(root, "network", NULL, &value_pos);
+	struct json_object *v = json_object_object_get(root, "network");
+	_cleanup_free_ char *origin = origin_at(ld, value_pos);
+	if (json_object_is_type(v, json_type_boolean)) {
+		bool host = json_object_get_boolean(v);
+		config_set_network_mode(&ld->cfg->network, host ? NETWORK_HOST : NETWORK_NONE,
+					ld->layer, origin);
+		strbuf_addf(&ld->summary, ", network=%s", host ? "true" : "false");
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_object))
+		return fail_at(ld, value_pos,
+			       "expected true (host network), false (no network) or an object "
+			       "like {\"allow\": [...]} (filtered) for \"network\", not %s",
+			       type_name(v));
+	config_set_network_mode(&ld->cfg->network, NETWORK_FILTERED, ld->layer, origin);
+	strbuf_addstr(&ld->summary, ", network filtered");
+	json_object_object_foreach(v, key, value)
+	{
+		(void)value;
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(v, key, &kp, NULL);
+		int r;
+		if (!strcmp(key, "allow"))
+			r = load_host_list(ld, v, key, &ld->cfg->network.allow);
+		else if (!strcmp(key, "deny"))
+			r = load_host_list(ld, v, key, &ld->cfg->network.deny);
+		else if (!strcmp(key, "localhost"))
+			r = load_localhost_ports(ld, v);
+		else if (!strcmp(key, "resolve"))
+			r = load_resolve(ld, v);
+		else
+			r = unknown_key(ld, kp, key, " in \"network\"", keys, ARRAY_SIZE(keys));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Name patterns for secrets and env: each must be a valid single-name glob,
+ * optionally prefixed with "!" to remove an earlier one. */
+static int load_name_patterns(struct loader *ld, struct json_object *obj, const char *section,
+			      const char *key, struct strv *dest)
+{
+	struct json_object *array;
+	if (load_string_array(ld, obj, key, "name patterns", &array) < 0)
+		return -1;
+	size_t n = json_object_array_length(array);
+	for (size_t i = 0; i < n; i++) {
+		const char *text = json_object_get_string(json_object_array_get_idx(array, i));
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(array, i, &pos);
+		_cleanup_error_ struct error perr = ERROR_INIT;
+		if (name_pattern_validate(text[0] == '!' ? text + 1 : text, &perr) < 0)
+			return fail_at(ld, pos, "in \"%s.%s\": %s", section, key, perr.msg);
+		strv_push(dest, text);
+	}
+	strbuf_addf(&ld->summary, ", %s.%s %zu", section, key, n);
+	return 0;
+}
+
+static struct json_object *section_object(struct loader *ld, struct json_object *root,
+					  const char *key, const char *example)
+{
+	struct jsonc_pos value_pos = {0, 0};
+	jsonc_member_pos(root, key, NULL, &value_pos);
+	struct json_object *v = json_object_object_get(root, key);
+	if (!json_object_is_type(v, json_type_object)) {
+		fail_at(ld, value_pos, "expected an object like %s for \"%s\", not %s", example,
+			key, type_name(v));
+		return NULL;
+	}
+	return v;
+}
+
+static int load_secrets(struct loader *ld, struct json_object *root)
+{
+	static const char *const keys[] = {"patterns", "allow", "skip"};
+	struct json_object *sec =
+	    section_object(ld, root, "secrets", "{\"patterns\": [\"*.pem\"], \"allow\": [...]}");
+	if (!sec)
+		return -1;
+	json_object_object_foreach(sec, key, value)
+	{
+		(void)value;
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(sec, key, &kp, NULL);
+		int r;
+		if (!strcmp(key, "patterns"))
+			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_patterns);
+		else if (!strcmp(key, "allow"))
+			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_allow);
+		else if (!strcmp(key, "skip"))
+			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_skip);
+		else
+			r = unknown_key(ld, kp, key, " in \"secrets\"", keys, ARRAY_SIZE(keys));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int check_env_name(struct loader *ld, struct jsonc_pos pos, const char *name)
+{
+	if (!*name || strchr(name, '=') ||
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
+		strlen(name))
+		return fail_at(ld, pos,
+			       "in \"env.set\": \"%s\" is not a variable name (letters, digits "
+			       "and \"_\")",
+			       name);
+	return 0;
+}
+
+static int load_env_set(struct loader *ld, struct json_object *env)
+{
+	struct json_object *set = section_object(ld, env, "set", "{\"NODE_ENV\": \"development\"}");
+	if (!set)
+		return -1;
+	size_t n = 0;
+	json_object_object_foreach(set, name, value)
+	{
+		struct jsonc_pos kp = {0, 0}, vp = {0, 0};
+		jsonc_member_pos(set, name, &kp, &vp);
+		if (check_env_name(ld, kp, name) < 0)
+			return -1;
+		if (!json_object_is_type(value, json_type_string))
+			return fail_at(ld, vp,
+				       "in \"env.set\": expected a string for \"%s\", not %s", name,
+				       type_name(value));
+		const char *text = json_object_get_string(value);
+		if ((size_t)json_object_get_string_len(value) != strlen(text))
+			return fail_at(ld, vp, "in \"env.set\": \"%s\" contains a NUL character",
+				       name);
+		strv_pushf(&ld->cfg->env_set, "%s=%s", name, text);
+		n++;
+	}
+	strbuf_addf(&ld->summary, ", env.set %zu", n);
+	return 0;
+}
+
+static int load_env(struct loader *ld, struct json_object *root)
+{
+	static const char *const keys[] = {"filter-secrets", "allow", "block", "set"};
+	struct json_object *env = section_object(
+	    ld, root, "env", "{\"filter-secrets\": true, \"allow\": [...], \"block\": [...]}");
+	if (!env)
+		return -1;
+	json_object_object_foreach(env, key, value)
+	{
+		(void)value;
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(env, key, &kp, NULL);
+		int r;
+		if (!strcmp(key, "filter-secrets"))
+			r = load_bool(ld, env, key, &ld->cfg->env_filter_secrets);
+		else if (!strcmp(key, "allow"))
+			r = load_name_patterns(ld, env, "env", key, &ld->cfg->env_allow);
+		else if (!strcmp(key, "block"))
+			r = load_name_patterns(ld, env, "env", key, &ld->cfg->env_block);
+		else if (!strcmp(key, "set"))
+			r = load_env_set(ld, env);
+		else
+			r = unknown_key(ld, kp, key, " in \"env\"", keys, ARRAY_SIZE(keys));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* "commands": {"git": "@git", "rm": false, "npm": "~/npm-wrapper.sh"}.
+ * Script paths are kept as written; they are resolved and checked with
+ * the filesystem rules' ~ and working directory when wrappers are planned. */
+static int load_commands(struct loader *ld, struct json_object *root)
+{
+	struct jsonc_pos value_pos = {0, 0};
+	jsonc_member_pos(root, "commands", NULL, &value_pos);
+	struct json_object *commands = json_object_object_get(root, "commands");
+	if (!json_object_is_type(commands, json_type_object))
+		return fail_at(ld, value_pos,
+			       "expected an object like {\"git\": \"@git\", \"rm\": false} for "
+			       "\"commands\", not %s",
+			       type_name(commands));
+	size_t n = 0;
+	json_object_object_foreach(commands, name, value)
+	{
+		struct jsonc_pos kp = {0, 0}, vp = {0, 0};
+		jsonc_member_pos(commands, name, &kp, &vp);
+		_cleanup_error_ struct error perr = ERROR_INIT;
+		if (command_name_validate(name, &perr) < 0)
+			return fail_at(ld, kp, "in \"commands\": %s", perr.msg);
+		enum command_kind kind;
+		const char *script = NULL;
+		if (json_object_is_type(value, json_type_boolean)) {
+			kind = json_object_get_boolean(value) ? COMMAND_RAW : COMMAND_BLOCKED;
+		} else if (json_object_is_type(value, json_type_string)) {
+			script = json_object_get_string(value);
+			if ((size_t)json_object_get_string_len(value) != strlen(script))
+				return fail_at(
+				    ld, vp, "\"commands\" \"%s\" contains a NUL character", name);
+			if (!strcmp(script, "true") || !strcmp(script, "false"))
+				return fail_at(ld, vp,
+					       "\"commands\" \"%s\": write %s without quotes (the "
+					       "string would name a script)",
+					       name, script);
+			if (command_kind_parse(script, &kind, &perr) < 0)
+				return fail_at(ld, vp, "\"commands\" \"%s\": %s", name, perr.msg);
+		} else {
+			return fail_at(ld, vp,
+				       "expected true, false, \"@git\" or a script path for "
+				       "\"commands\" \"%s\", not %s",
+				       name, type_name(value));
+		}
+		_cleanup_free_ char *origin = origin_at(ld, vp);
+		command_table_set(&ld->cfg->commands, name, kind, script, ld->layer, origin);
+		n++;
+	}
+	strbuf_addf(&ld->summary, ", commands %zu", n);
+	return 0;
+}
+
+static int load_root(struct loader *ld, struct json_object *root)
+{
+	static const char *const keys[] = {"filesystem", "docker",  "read-only", "network",
+					   "commands",	 "secrets", "env",	 "audit"};
+
+	if (!json_object_is_type(root, json_type_object))
+		return fail_at(ld, (struct jsonc_pos){1, 1},
+			       "expected a JSON object at the top level, not %s", type_name(root));
+
+	json_object_object_foreach(root, key, value)
+	{
+		(void)value;
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(root, key, &kp, NULL);
+		int r = 0;
+		bool handled = false;
+		if (!strcmp(key, "filesystem"))
+			r = load_filesystem(ld, root), handled = true;
+		else if (!strcmp(key, "docker"))
+			r = load_bool(ld, root, key, &ld->cfg->docker), handled = true;
+		else if (!strcmp(key, "read-only"))
+			r = load_bool(ld, root, key, &ld->cfg->read_only), handled = true;
+		else if (!strcmp(key, "network"))
+			r = load_network(ld, root), handled = true;
+		else if (!strcmp(key, "secrets"))
+			r = load_secrets(ld, root), handled = true;
+		else if (!strcmp(key, "env"))
+			r = load_env(ld, root), handled = true;
+		else if (!strcmp(key, "audit"))
+			r = load_bool(ld, root, key, &ld->cfg->audit), handled = true;
+		else if (!strcmp(key, "commands"))
+			r = load_commands(ld, root), handled = true;
+		if (!handled)
+			r = unknown_key(ld, kp, key, "", keys, ARRAY_SIZE(keys));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int config_load_text(struct config *cfg, const char *name, const char *text, size_t len,
+		     enum layer layer, struct error *err)
+{
+	struct json_object *root = NULL;
+	if (jsonc_parse(text, len, &root, err) < 0)
+		return error_set(err, EXIT_USAGE, "loading config from %s:%s", name, err->msg);
+
+	struct loader ld = {.cfg = cfg, .name = name, .layer = layer, .err = err};
+	int r = load_root(&ld, root);
+	json_object_put(root);
+	if (r == 0) {
+		strv_pushf(&cfg->notes, "%s config %s%s", layer_name(layer), name,
+			   ld.summary.len ? strbuf_str(&ld.summary) : ": empty");
+		strv_push(&cfg->files, name);
+	}
+	strbuf_release(&ld.summary);
+	return r;
+}
+
+int config_read_file(const char *path, char **text, size_t *len, struct error *err)
+{
+	_cleanup_close_ int fd = -1;
+	return config_read_file_fd(path, &fd, text, len, err);
+}
+
+int config_read_file_fd(const char *path, int *fd, char **text, size_t *len, struct error *err)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int r = *fd < 0 ? -errno : read_fd(*fd, CONFIG_MAX_BYTES, text, len);
+	if (r == -EFBIG)
+		return error_set(err, EXIT_USAGE, "loading config from %s: larger than %d bytes",
+				 path, CONFIG_MAX_BYTES);
+	if (r == -EINVAL)
+		return error_set(err, EXIT_USAGE, "loading config from %s: not a regular file",
+				 path);
+	if (r < 0)
+		return error_errno(err, EXIT_USAGE, -r, "loading config from %s", path);
+	return 0;
+}
+
+int config_load_file(struct config *cfg, const char *path, enum layer layer, struct error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (config_read_file(path, &text, &len, err) < 0)
+		return -1;
+	return config_load_text(cfg, path, text, len, layer, err);
+}
+
+int config_find(const char *dir, const char *stem, char **found, struct error *err)
+{
+	_cleanup_free_ char *json = xasprintf("%s/%s.json", dir, stem);
+	_cleanup_free_ char *jsonc = xasprintf("%s/%s.jsonc", dir, stem);
+	struct stat st;
+	bool has_json = lstat(json, &st) == 0;
+	bool has_jsonc = lstat(jsonc, &st) == 0;
+	*found = NULL;
+	if (has_json && has_jsonc) {
+		error_set(err, EXIT_USAGE, "both %s and %s exist; keep one of them", json, jsonc);
+		error_hint(err, "merge them into %s and remove %s", jsonc, json);
+		return -1;
+	}
+	if (has_json)
+		*found = steal_ptr(&json);
+	else if (has_jsonc)
+		*found = steal_ptr(&jsonc);
+	return 0;
+}
+
+void config_set(struct config_setting *setting, bool value, enum layer layer, const char *origin)
+{
+	free(setting->origin);
+	setting->value = value;
+	setting->layer = layer;
+	setting->origin = xstrdup(origin);
+}
+
+void config_set_network_mode(struct network_config *net, enum network_mode mode, enum layer layer,
+			     const char *origin)
+{
+	free(net->origin);
+	net->mode = mode;
+	net->layer = layer;
+	net->origin = xstrdup(origin);
+}
+
+void net_list_add(struct net_list *list, const char *name, const char *address, enum layer layer,
+		  const char *origin)
+{
+	if (list->len == list->alloc) {
+		list->alloc = list->alloc ? list->alloc * 2 : 8;
+		list->items = xreallocarray(list->items, list->alloc, sizeof(*list->items));
+	}
+	list->items[list->len++] = (struct net_entry){
+	    .name = xstrdup(name),
+	    .address = address ? xstrdup(address) : NULL,
+	    .layer = layer,
+	    .origin = xstrdup(origin),
+	};
+}
+
+static void net_list_release(struct net_list *list)
+{
+	for (size_t i = 0; i < list->len; i++) {
+		free(list->items[i].name);
+		free(list->items[i].address);
+		free(list->items[i].origin);
+	}
+	free(list->items);
+	*list = (struct net_list){0};
+}
+
+const char *network_mode_name(enum network_mode mode)
+{
+	switch (mode) {
+	case NETWORK_HOST:
+		return "host network";
+	case NETWORK_NONE:
+		return "none (loopback only)";
+	case NETWORK_FILTERED:
+		return "filtered";
+	}
+	return "?";
+}
+
+void config_init(struct config *cfg)
+{
+	*cfg = (struct config){
+	    .rules = RULE_LIST_INIT,
+	    .presets = STRV_INIT,
+	    .files = STRV_INIT,
+	    .notes = STRV_INIT,
+	    .secret_patterns = STRV_INIT,
+	    .secret_allow = STRV_INIT,
+	    .secret_skip = STRV_INIT,
+	    .env_allow = STRV_INIT,
+	    .env_block = STRV_INIT,
+	    .env_set = STRV_INIT,
+	};
+	config_set(&cfg->env_filter_secrets, true, LAYER_BUILTIN, "default");
+	config_set(&cfg->audit, true, LAYER_BUILTIN, "default");
+	config_set(&cfg->docker, false, LAYER_BUILTIN, "default");
+	config_set(&cfg->read_only, false, LAYER_BUILTIN, "default");
+	cfg->commands = (struct command_table)COMMAND_TABLE_INIT;
+	command_table_set(&cfg->commands, "git", COMMAND_GIT, NULL, LAYER_BUILTIN, "default");
+	/* Filtered by default: an agent reaches its API, package registries
+	 * and git hosts, and nothing else leaves the machine. */
+	config_set_network_mode(&cfg->network, NETWORK_FILTERED, LAYER_BUILTIN, "default");
+	static const char *const default_allow[] = {"@agents", "@registries", "@git-hosts"};
+	for (size_t i = 0; i < ARRAY_SIZE(default_allow); i++)
+		net_list_add(&cfg->network.allow, default_allow[i], NULL, LAYER_BUILTIN, "default");
+}
+
+void config_release(struct config *cfg)
+{
+	rule_list_release(&cfg->rules);
+	strv_release(&cfg->presets);
+	strv_release(&cfg->files);
+	strv_release(&cfg->notes);
+	strv_release(&cfg->secret_patterns);
+	strv_release(&cfg->secret_allow);
+	strv_release(&cfg->secret_skip);
+	strv_release(&cfg->env_allow);
+	strv_release(&cfg->env_block);
+	strv_release(&cfg->env_set);
+	free(cfg->env_filter_secrets.origin);
+	free(cfg->audit.origin);
+	cfg->env_filter_secrets.origin = cfg->audit.origin = NULL;
+	command_table_release(&cfg->commands);
+	free(cfg->docker.origin);
+	free(cfg->read_only.origin);
+	free(cfg->network.origin);
+	net_list_release(&cfg->network.allow);
+	net_list_release(&cfg->network.deny);
+	net_list_release(&cfg->network.localhost);
+	net_list_release(&cfg->network.resolve);
+	cfg->docker.origin = cfg->read_only.origin = cfg->network.origin = NULL;
+}

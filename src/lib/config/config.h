@@ -1,0 +1,107 @@
+/* Configuration: finding, loading and validating the JSONC files, and
+ * merging the layers (global, then project or --config, then the command
+ * line) into one value. Arrays concatenate; scalars: the later layer wins. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "config/commands.h"
+#include "base/error.h"
+#include "policy/rule.h"
+#include "base/strv.h"
+
+enum network_mode {
+	NETWORK_HOST,	  /* the host's network */
+	NETWORK_NONE,	  /* a new network namespace with loopback only */
+	NETWORK_FILTERED, /* a new namespace; out only through the domain-filtering proxy */
+};
+
+/* One entry of a network list: a host pattern or group (allow, deny), a port
+ * (localhost) or a pinned name (resolve: name and address). */
+struct net_entry {
+	char *name;
+	char *address; /* resolve only */
+	enum layer layer;
+	char *origin; /* "<file>:L:C", "--allow-host" or "default" */
+};
+
+struct net_list {
+	struct net_entry *items;
+	size_t len;
+	size_t alloc;
+};
+
+/* network: true, false or an object. The lists concatenate over the layers
+ * like every other array; the mode is a scalar and the last layer wins. */
+struct network_config {
+	enum network_mode mode;
+	enum layer layer;
+	char *origin;
+	struct net_list allow;	   /* host patterns and @groups */
+	struct net_list deny;	   /* the same; deny wins */
+	struct net_list localhost; /* host loopback ports reachable from inside */
+	struct net_list resolve;   /* names pinned to addresses */
+};
+
+struct config_setting {
+	bool value;
+	enum layer layer; /* who decided: LAYER_BUILTIN for the default */
+	char *origin;	  /* "<file>:L:C", "--docker", or "default" */
+};
+
+struct config {
+	struct rule_list rules; /* ro/rw/exclude from global, project and CLI */
+	struct strv presets;	/* "@x" and "!@x" operations in layer order */
+	struct config_setting docker;
+	struct config_setting read_only;
+	struct strv secret_patterns; /* secrets.patterns; "!x" removes a default */
+	struct strv secret_allow;    /* secrets.allow */
+	struct strv secret_skip;     /* secrets.skip: directory names not scanned */
+	struct config_setting env_filter_secrets;
+	struct strv env_allow; /* env.allow: name globs always passed */
+	struct strv env_block; /* env.block: name globs always dropped */
+	struct strv env_set;   /* env.set as NAME=VALUE; a later NAME wins */
+	struct config_setting audit;
+	struct strv files;	       /* config files loaded, in order */
+	struct strv notes;	       /* what each layer contributed, for --debug */
+	struct command_table commands; /* merged by key; default {"git": "@git"} */
+	struct network_config network;
+};
+
+void config_init(struct config *cfg);
+void config_release(struct config *cfg);
+
+/* Looks for <dir>/<stem>.json and <dir>/<stem>.jsonc. Sets *found to the one
+ * that exists, or NULL when neither does; having both is an error. */
+int config_find(const char *dir, const char *stem, char **found, struct error *err);
+
+/* Reads a config file's text (at most 1 MiB), with errors that name it. The
+ * trust rule hashes the same bytes that config_load_text then loads. */
+int config_read_file(const char *path, char **text, size_t *len, struct error *err);
+/* The same, leaving the file open in *fd (the caller closes it, also on
+ * error): the trust rule tells the file apart by it from one with the same
+ * bytes. */
+int config_read_file_fd(const char *path, int *fd, char **text, size_t *len, struct error *err);
+
+/* Loads one file into cfg at the given layer (LAYER_GLOBAL or
+ * LAYER_PROJECT). Errors name the file, line and column. */
+int config_load_file(struct config *cfg, const char *path, enum layer layer, struct error *err);
+
+/* Loads a layer from text already in memory; `name` is used in messages. */
+int config_load_text(struct config *cfg, const char *name, const char *text, size_t len,
+		     enum layer layer, struct error *err);
+
+void config_set(struct config_setting *setting, bool value, enum layer layer, const char *origin);
+
+void config_set_network_mode(struct network_config *net, enum network_mode mode, enum layer layer,
+			     const char *origin);
+void net_list_add(struct net_list *list, const char *name, const char *address, enum layer layer,
+		  const char *origin);
+/* "host network", "none (loopback only)" or "filtered". */
+const char *network_mode_name(enum network_mode mode);
+
+static inline void cleanup_configp(struct config *cfg)
+{
+	config_release(cfg);
+}
+#define _cleanup_config_ __attribute__((cleanup(cleanup_configp)))

@@ -1,0 +1,287 @@
+/* The sandbox's init. It runs inside the finished sandbox, so it dies on
+ * error (there is nothing to clean up) and never touches the host.
+ *
+ * Signals: the host forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT that were
+ * sent to it with kill(2). Those arrive here from an ancestor namespace, so
+ * their sender pid reads as 0; only those are passed on to the command. A
+ * signal sent by a process inside the sandbox (sender pid > 0) is dropped:
+ * nothing inside can kill the init. Terminal-generated signals reach the
+ * command directly when it shares the terminal's process group. */
+#include "inside/init.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "audit/writer.h"
+#include "base/error.h"
+#include "inside/forwarder.h"
+#include "inside/inside.h"
+#include "sandbox/landlock.h"
+#include "sandbox/mount_plan.h"
+#include "sandbox/seccomp.h"
+#include "base/term_escape.h"
+#include "base/xalloc.h"
+
+const int sandbox_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+const int sandbox_forwarded_signals_len = 4;
+
+static _Noreturn __attribute__((format(printf, 1, 2))) void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *what = xvasprintf(fmt, ap);
+	va_end(ap);
+	/* What failed names paths and arguments: one line, escaped. */
+	char *shown = term_escape(what); /* freed by _exit */
+	fprintf(stderr, "agent-sandbox: init: %s\n", shown);
+	_exit(EXIT_SETUP);
+}
+
+static long parse_number(const char *s, long max)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 0);
+	if (errno || end == s || *end || v < 0 || v > max)
+		die("invalid argument \"%s\"", s);
+	return v;
+}
+
+static void noop_handler(int sig)
+{
+	(void)sig;
+}
+
+/* A path may change between the host's policy and bwrap's mounts (another
+ * sandbox writing the same project swaps a file for a symlink to a
+ * secret): what bwrap mounted is checked against what the policy decided
+ * on, inside the finished sandbox and before anything runs. */
+static void check_mounts(int fd)
+{
+	struct mount_plan plan;
+	struct error err = ERROR_INIT;
+	if (mount_plan_read_fd(fd, &plan, &err) < 0)
+		die("%s", err.msg);
+	close(fd);
+	if (mount_plan_verify(&plan, &err) < 0)
+		die("%s", err.msg);
+	mount_plan_release(&plan);
+}
+
+/* What the init applies to the command, from its arguments. */
+struct command_layers {
+	bool filtered_network;
+	bool allow_unix; /* --docker: the socket it exposes must be reachable */
+	bool landlock;	 /* false only when told --no-landlock */
+	char **writable;
+	size_t writable_len;
+	uint16_t *tcp_connect;
+	size_t tcp_connect_len;
+};
+
+/* The layers that hold the command but not the init: the init keeps its
+ * unix socket to the host's proxy and its listening ports. Applied last,
+ * in the child, so that nothing after them can fail for want of what they
+ * take away. Any failure stops the run: the command never starts with
+ * less than it was given. */
+static void restrict_command(const struct command_layers *cl)
+{
+	/* Blocked wrapped commands report through this descriptor once the
+	 * command may no longer create unix sockets. No audit socket (no
+	 * log, or a nested sandbox that keeps the outer one's): nothing to
+	 * inherit. */
+	(void)audit_inherit_socket();
+
+	struct error err = ERROR_INIT;
+	if (cl->landlock) {
+		struct landlock_plan plan = {
+		    .writable = cl->writable,
+		    .writable_len = cl->writable_len,
+		    .restrict_tcp = cl->filtered_network,
+		    .tcp_connect = cl->tcp_connect,
+		    .tcp_connect_len = cl->tcp_connect_len,
+		};
+		if (landlock_apply(&plan, &err) < 0)
+			die("%s", err.msg);
+	}
+	unsigned flags = cl->filtered_network && !cl->allow_unix ? SECCOMP_COMMAND_NO_UNIX : 0;
+	if (flags && seccomp_filter_load_command(flags, &err) < 0)
+		die("%s", err.msg);
+}
+
+static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long ignored,
+				   const sigset_t *original_mask, const struct command_layers *cl)
+{
+	for (int i = 0; i < sandbox_forwarded_signals_len; i++) {
+		int sig = sandbox_forwarded_signals[i];
+		signal(sig, (ignored >> sig) & 1 ? SIG_IGN : SIG_DFL);
+	}
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_SETMASK, original_mask, NULL);
+	if (dup2(stderr_fd, STDERR_FILENO) < 0)
+		_exit(EXIT_SETUP);
+	restrict_command(cl);
+
+	execvp(command[0], command);
+	int saved = errno;
+	char *shown = term_escape(command[0]); /* freed by _exit */
+	fprintf(stderr, "agent-sandbox: %s: %s\n", shown,
+		saved == ENOENT ? "command not found" : strerror(saved));
+	_exit(saved == ENOENT ? 127 : 126);
+}
+
+/* Handles one signal taken from the signalfd; exits when the command has. */
+static void on_signal(const struct signalfd_siginfo *si, pid_t child)
+{
+	int sig = (int)si->ssi_signo;
+	if (sig != SIGCHLD) {
+		if (si->ssi_code == SI_USER && si->ssi_pid == 0)
+			kill(child, sig);
+		return;
+	}
+	for (;;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, WNOHANG);
+		if (pid <= 0)
+			break;
+		if (pid != child)
+			continue;
+		/* Leaving takes the whole pid namespace with us: the
+		 * kernel kills whatever the command left behind. */
+		if (WIFSIGNALED(status))
+			_exit(128 + WTERMSIG(status));
+		_exit(WEXITSTATUS(status));
+	}
+}
+
+/* Waits for signals and, with a filtered network, relays connections. */
+static _Noreturn void init_loop(const sigset_t *wanted, pid_t child, struct forwarder *fw)
+{
+	int sfd = signalfd(-1, wanted, SFD_CLOEXEC | SFD_NONBLOCK);
+	int epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (sfd < 0 || epfd < 0)
+		die("signalfd: %s", strerror(errno));
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = 0};
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev) < 0)
+		die("epoll_ctl: %s", strerror(errno));
+	ev.data.u32 = 1;
+	if (fw && epoll_ctl(epfd, EPOLL_CTL_ADD, forwarder_fd(fw), &ev) < 0)
+		die("epoll_ctl: %s", strerror(errno));
+	for (;;) {
+		struct epoll_event events[2];
+		int n = epoll_wait(epfd, events, 2, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			die("epoll_wait: %s", strerror(errno));
+		}
+		for (int i = 0; i < n; i++) {
+			if (events[i].data.u32 == 1) {
+				forwarder_dispatch(fw);
+				continue;
+			}
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				on_signal(&si, child);
+		}
+	}
+}
+
+_Noreturn void sandbox_init_main(int argc, char **argv)
+{
+	if (getpid() != 1 || argc < 7)
+		die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
+	int ready_fd = (int)parse_number(argv[2], 1 << 20);
+	int stderr_fd = (int)parse_number(argv[3], 1 << 20);
+	unsigned long ignored = (unsigned long)parse_number(argv[4], 0x7fffffffL);
+	int arg = 5;
+	int mounts_fd = -1;
+	const char *forward = NULL;
+	bool landlock_off = false;
+	/* At most one entry per argument: sized by argc. */
+	struct command_layers cl = {
+	    .writable = xcalloc((size_t)argc, sizeof(char *)),
+	    .tcp_connect = xcalloc((size_t)argc, sizeof(uint16_t)),
+	};
+	for (; arg < argc && strcmp(argv[arg], "--") != 0; arg++) {
+		if (!strncmp(argv[arg], MOUNT_PLAN_ARG, strlen(MOUNT_PLAN_ARG)))
+			mounts_fd = (int)parse_number(argv[arg] + strlen(MOUNT_PLAN_ARG), 1 << 20);
+		else if (!strncmp(argv[arg], FORWARD_ARG, strlen(FORWARD_ARG)))
+			forward = argv[arg] + strlen(FORWARD_ARG);
+		else if (!strncmp(argv[arg], LANDLOCK_RW_ARG, strlen(LANDLOCK_RW_ARG)))
+			cl.writable[cl.writable_len++] = argv[arg] + strlen(LANDLOCK_RW_ARG);
+		else if (!strncmp(argv[arg], LANDLOCK_CONNECT_ARG, strlen(LANDLOCK_CONNECT_ARG)))
+			cl.tcp_connect[cl.tcp_connect_len++] =
+			    (uint16_t)parse_number(argv[arg] + strlen(LANDLOCK_CONNECT_ARG), 65535);
+		else if (!strcmp(argv[arg], LANDLOCK_OFF_ARG))
+			landlock_off = true;
+		else if (!strcmp(argv[arg], ALLOW_UNIX_ARG))
+			cl.allow_unix = true;
+		else
+			die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
+	}
+	/* Fail closed: Landlock is left out only when the host said so. */
+	if (arg + 1 >= argc || (landlock_off == (cl.writable_len > 0)))
+		die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
+	cl.landlock = !landlock_off;
+	cl.filtered_network = forward != NULL;
+	char **command = argv + arg + 1;
+
+	/* Fail closed: no plan, no command. */
+	if (mounts_fd < 0)
+		die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
+	check_mounts(mounts_fd);
+
+	/* Listening before the command starts, so that its first connection
+	 * finds the proxy. */
+	struct forwarder *fw = NULL;
+	struct error err = ERROR_INIT;
+	if (forward && forwarder_start(&fw, forward, &err) < 0)
+		die("network: %s", err.msg);
+
+	if (fcntl(ready_fd, F_SETFD, FD_CLOEXEC) < 0 || fcntl(stderr_fd, F_SETFD, FD_CLOEXEC) < 0)
+		die("inherited descriptors are missing: %s", strerror(errno));
+
+	/* A pid 1 only receives signals it has a handler for, even blocked
+	 * ones; the handler never runs because they are taken by the signalfd. */
+	sigset_t wanted, original;
+	sigemptyset(&wanted);
+	sigaddset(&wanted, SIGCHLD);
+	struct sigaction sa = {.sa_handler = noop_handler};
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < sandbox_forwarded_signals_len; i++) {
+		sigaddset(&wanted, sandbox_forwarded_signals[i]);
+		if (sigaction(sandbox_forwarded_signals[i], &sa, NULL) < 0)
+			die("sigaction: %s", strerror(errno));
+	}
+	if (sigaction(SIGCHLD, &sa, NULL) < 0 || sigprocmask(SIG_BLOCK, &wanted, &original) < 0)
+		die("blocking signals: %s", strerror(errno));
+
+	/* Ready before the fork: once the command can run, and so be seen
+	 * running, a signal sent to agent-sandbox must be forwarded to it,
+	 * not taken for an interrupted set-up. Signals are blocked here and
+	 * wait in the signalfd for the loop below. */
+	static const char ready = 'R';
+	while (write(ready_fd, &ready, 1) < 0 && errno == EINTR)
+		;
+	pid_t child = fork();
+	if (child < 0)
+		die("fork: %s", strerror(errno));
+	if (child == 0)
+		exec_command(command, stderr_fd, ignored, &original, &cl);
+	close(stderr_fd);
+	close(ready_fd);
+
+	init_loop(&wanted, child, fw);
+}

@@ -1,0 +1,205 @@
+/* This file walks the working directory looking for secret files by name.
+ * It only reads: directories (getdents64), and the first bytes of .npmrc
+ * files. It never follows a symlink into a directory, so a link to / or to
+ * home cannot make the walk leave the tree or loop. */
+#include "policy/secret_scan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+
+#define DIRENT_BUF_SIZE (32 * 1024)
+#define NPMRC_READ_MAX (64 * 1024)
+
+struct walker {
+	const struct secret_scan_options *opts;
+	struct secret_scan_result *out;
+	struct strbuf path;
+	char **bufs; /* one getdents buffer per depth, reused across directories */
+	size_t bufs_len;
+	struct error *err;
+};
+
+static void add_match(struct walker *w, const char *pattern)
+{
+	struct secret_scan_result *r = w->out;
+	if (r->len == r->alloc) {
+		r->alloc = r->alloc ? r->alloc * 2 : 16;
+		r->items = xreallocarray(r->items, r->alloc, sizeof(*r->items));
+	}
+	r->items[r->len++] = (struct secret_match){
+	    .path = xstrdup(strbuf_str(&w->path)),
+	    .pattern = pattern,
+	};
+}
+
+/* npm keeps registry tokens in .npmrc as `//host/:_authToken=...`, `_auth`
+ * or `_password`; a .npmrc without them only configures registries, and
+ * masking it would break installs for nothing. */
+static bool npmrc_holds_credentials(int dirfd, const char *name)
+{
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	_cleanup_free_ char *buf = xmalloc(NPMRC_READ_MAX + 1);
+	size_t len = 0;
+	while (len < NPMRC_READ_MAX) {
+		ssize_t n = read(fd, buf + len, NPMRC_READ_MAX - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	/* Also when the file is larger than we read: better masked. */
+	return memmem(buf, len, "_auth", 5) || memmem(buf, len, "_password", 9) ||
+	       len == NPMRC_READ_MAX;
+}
+
+/* Running from / must not walk the kernel's own trees, nor the directories
+ * that the sandbox replaces with fresh or private ones. */
+static bool is_replaced_in_sandbox(const struct strbuf *path)
+{
+	static const char *const replaced[] = {"/proc", "/sys", "/dev", "/tmp", "/run"};
+	if (path->len > 5)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(replaced); i++)
+		if (!strcmp(path->buf, replaced[i]))
+			return true;
+	return false;
+}
+
+static void check_file(struct walker *w, int dirfd, const char *name, size_t len,
+		       unsigned char type)
+{
+	const struct secret_scan_options *o = w->opts;
+	const struct name_pattern *p = name_pattern_set_match(o->patterns, name, len);
+	bool npmrc = !p && o->check_npmrc && len == 6 && !memcmp(name, ".npmrc", 6);
+	if (!p && !npmrc)
+		return;
+	if (name_pattern_set_match(o->allow, name, len))
+		return;
+	if (type == DT_LNK) {
+		/* A secret-named link to a regular file: masking it masks the
+		 * target (the policy resolves links). A link to a directory
+		 * is neither entered nor masked. */
+		struct stat st;
+		if (fstatat(dirfd, name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+			return;
+	} else if (type != DT_REG) {
+		return;
+	}
+	if (npmrc && !npmrc_holds_credentials(dirfd, name))
+		return;
+	add_match(w, p ? p->text : SECRET_NPMRC_REASON);
+}
+
+static int walk(struct walker *w, int dirfd, size_t depth)
+{
+	if (depth == w->bufs_len) {
+		w->bufs = xreallocarray(w->bufs, depth + 1, sizeof(*w->bufs));
+		w->bufs[depth] = xmalloc(DIRENT_BUF_SIZE);
+		w->bufs_len = depth + 1;
+	}
+	char *buf = w->bufs[depth];
+	w->out->dirs++;
+	for (;;) {
+		ssize_t n = getdents64(dirfd, buf, DIRENT_BUF_SIZE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return error_errno(w->err, EXIT_SETUP, errno, "scanning %s for secrets",
+					   w->path.buf);
+		if (n == 0)
+			return 0;
+		for (ssize_t off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			off += d->d_reclen;
+			const char *name = d->d_name;
+			if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+				continue;
+			size_t len = strlen(name);
+			unsigned char type = d->d_type;
+			if (type == DT_UNKNOWN) {
+				/* Some filesystems do not fill d_type. */
+				struct stat st;
+				if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+					continue;
+				type = S_ISDIR(st.st_mode)   ? DT_DIR
+				       : S_ISLNK(st.st_mode) ? DT_LNK
+				       : S_ISREG(st.st_mode) ? DT_REG
+							     : DT_UNKNOWN;
+			}
+			size_t mark = w->path.len;
+			if (!(mark == 1 && w->path.buf[0] == '/'))
+				strbuf_addch(&w->path, '/');
+			strbuf_add(&w->path, name, len);
+			if (len == 4 && !memcmp(name, ".git", 4) && type != DT_UNKNOWN)
+				strv_push(&w->out->git_entries, w->path.buf);
+			if (type != DT_DIR) {
+				w->out->files++;
+				check_file(w, dirfd, name, len, type);
+				strbuf_setlen(&w->path, mark);
+				continue;
+			}
+			if (name_pattern_set_match(w->opts->skip, name, len) ||
+			    is_replaced_in_sandbox(&w->path)) {
+				strbuf_setlen(&w->path, mark);
+				continue;
+			}
+			_cleanup_close_ int fd =
+			    openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 && (errno == EACCES || errno == ENOENT || errno == ELOOP ||
+				       errno == ENOTDIR)) {
+				/* Unreadable, or gone or replaced since we listed it. */
+				w->out->unreadable++;
+			} else if (fd < 0) {
+				return error_errno(w->err, EXIT_SETUP, errno,
+						   "scanning %s for secrets", w->path.buf);
+			} else if (walk(w, fd, depth + 1) < 0) {
+				return -1;
+			}
+			strbuf_setlen(&w->path, mark);
+		}
+	}
+}
+
+int secret_scan(const char *root, const struct secret_scan_options *opts,
+		struct secret_scan_result *out, struct error *err)
+{
+	*out = (struct secret_scan_result){.git_entries = STRV_INIT};
+	_cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno(err, EXIT_SETUP, errno, "scanning %s for secrets", root);
+	struct walker w = {.opts = opts, .out = out, .path = STRBUF_INIT, .err = err};
+	strbuf_addstr(&w.path, root);
+	int r = walk(&w, fd, 0);
+	for (size_t i = 0; i < w.bufs_len; i++)
+		free(w.bufs[i]);
+	free(w.bufs);
+	strbuf_release(&w.path);
+	if (r < 0)
+		secret_scan_result_release(out);
+	return r;
+}
+
+void secret_scan_result_release(struct secret_scan_result *r)
+{
+	for (size_t i = 0; i < r->len; i++)
+		free(r->items[i].path);
+	free(r->items);
+	strv_release(&r->git_entries);
+	*r = (struct secret_scan_result){0};
+}

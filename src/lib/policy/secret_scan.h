@@ -1,0 +1,49 @@
+/* The secret scan: one walk over the working directory that finds the files
+ * whose names match the secret patterns. It is on the start-up path of every
+ * run, so it reads directories with getdents64, trusts d_type instead of
+ * calling stat, and allocates only for what it finds. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "policy/name_pattern.h"
+#include "base/strv.h"
+
+struct secret_scan_options {
+	const struct name_pattern_set *patterns; /* names to mask */
+	const struct name_pattern_set *allow;	 /* names never masked */
+	const struct name_pattern_set *skip;	 /* directories not entered */
+	bool check_npmrc; /* mask .npmrc files that hold registry credentials */
+};
+
+struct secret_match {
+	char *path;	     /* absolute, as found (a symlink's own path) */
+	const char *pattern; /* the pattern text that matched; owned by the options */
+};
+
+struct secret_scan_result {
+	struct secret_match *items; /* in walk order */
+	size_t len, alloc;
+	size_t files;	   /* entries that are not directories */
+	size_t dirs;	   /* directories entered */
+	size_t unreadable; /* directories that could not be opened */
+	/* Every ".git" directory or file met on the way (absolute, in walk
+	 * order): the repositories, submodules and linked worktrees beneath
+	 * the root, found without a second walk. */
+	struct strv git_entries;
+};
+
+/* The pattern name reported for a .npmrc masked for its content. */
+#define SECRET_NPMRC_REASON ".npmrc holding credentials"
+
+/* Walks root (absolute, resolved). Symlinks are never followed out of the
+ * walk: a symlinked directory is not entered, and a symlink is masked only
+ * when its own name matches and it points at a regular file. Directories
+ * that cannot be read are counted and skipped (the sandboxed command cannot
+ * read them either). */
+int secret_scan(const char *root, const struct secret_scan_options *opts,
+		struct secret_scan_result *out, struct error *err);
+
+void secret_scan_result_release(struct secret_scan_result *r);

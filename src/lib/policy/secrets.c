@@ -1,0 +1,110 @@
+/* This file decides which names count as secrets: the built-in lists below
+ * plus the configuration's, where "!x" removes an entry. It hands the walk
+ * to secret_scan.c and turns each find into an exclude rule, which the
+ * policy renders as a read-only bind of an empty file (nothing is created
+ * on the host). */
+#include "policy/secrets.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/cleanup.h"
+#include "policy/pattern.h"
+#include "base/strv.h"
+#include "base/xalloc.h"
+
+static const char *const default_patterns[] = {
+    ".env",    ".env.*",      "*.pem",	       "*.key",	   "*.p12",  "*.pfx",
+    "id_rsa*", "id_ed25519*", "*credentials*", "*secret*", ".netrc",
+};
+static const char *const default_allow[] = {".env.example", ".env.sample", ".env.template"};
+/* Installed packages, not the project's own files: node_modules and
+ * Python's site-packages hold certificate bundles (certifi's cacert.pem) and
+ * modules named like secrets, and masking those breaks the tools. */
+static const char *const default_skip[] = {".git", "node_modules", "site-packages",
+					   "dist-packages"};
+
+static void build_set(struct name_pattern_set *set, const char *const *defaults, size_t n,
+		      const struct strv *configured)
+{
+	_cleanup_strv_ struct strv all = STRV_INIT;
+	for (size_t i = 0; i < n; i++)
+		strv_push(&all, defaults[i]);
+	strv_extend(&all, configured);
+	/* File names are matched without regard to case: ".ENV" and
+	 * "Credentials.json" are as secret as their lower-case spellings. */
+	name_pattern_set_build(set, all.items, all.len, true);
+}
+
+bool secrets_would_mask(const struct config *cfg, const char *name)
+{
+	struct name_pattern_set patterns, allow;
+	build_set(&patterns, default_patterns, ARRAY_SIZE(default_patterns), &cfg->secret_patterns);
+	build_set(&allow, default_allow, ARRAY_SIZE(default_allow), &cfg->secret_allow);
+	size_t len = strlen(name);
+	bool masked = name_pattern_set_match(&patterns, name, len) &&
+		      !name_pattern_set_match(&allow, name, len);
+	name_pattern_set_release(&patterns);
+	name_pattern_set_release(&allow);
+	return masked;
+}
+
+static double elapsed_ms(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+static int compare_matches(const void *a, const void *b)
+{
+	return strcmp(((const struct secret_match *)a)->path,
+		      ((const struct secret_match *)b)->path);
+}
+
+int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, struct error *err)
+{
+	*s = (struct secrets){0};
+	build_set(&s->patterns, default_patterns, ARRAY_SIZE(default_patterns),
+		  &cfg->secret_patterns);
+	build_set(&s->allow, default_allow, ARRAY_SIZE(default_allow), &cfg->secret_allow);
+	build_set(&s->skip, default_skip, ARRAY_SIZE(default_skip), &cfg->secret_skip);
+	struct secret_scan_options opts = {
+	    .patterns = &s->patterns,
+	    .allow = &s->allow,
+	    .skip = &s->skip,
+	    .check_npmrc = true,
+	};
+	/* From / the walk would cover the whole system and mask its CA
+	 * certificates and the like; the working directory is the project. */
+	if (!strcmp(cwd, "/")) {
+		s->skipped_root = true;
+		return 0;
+	}
+	struct timespec start, end;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	int r = secret_scan(cwd, &opts, &s->found, err);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	s->scan_ms = elapsed_ms(&start, &end);
+	/* Directory order depends on the filesystem; reports should not. */
+	if (r == 0 && s->found.len > 1)
+		qsort(s->found.items, s->found.len, sizeof(*s->found.items), compare_matches);
+	return r;
+}
+
+void secrets_add_rules(const struct secrets *s, struct rule_list *rules)
+{
+	for (size_t i = 0; i < s->found.len; i++) {
+		const struct secret_match *m = &s->found.items[i];
+		_cleanup_free_ char *escaped = pattern_escape(m->path);
+		_cleanup_free_ char *origin = xasprintf("secret \"%s\"", m->pattern);
+		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN, origin);
+	}
+}
+
+void secrets_release(struct secrets *s)
+{
+	secret_scan_result_release(&s->found);
+	name_pattern_set_release(&s->patterns);
+	name_pattern_set_release(&s->allow);
+	name_pattern_set_release(&s->skip);
+}

@@ -1,0 +1,29 @@
+/* Secret files: the default patterns merged with the configured ones, the
+ * scan of the working directory, and the exclude rules that mask what it
+ * found. The scan result is kept for `policy`, --debug and the audit log. */
+#pragma once
+
+#include "config/config.h"
+#include "base/error.h"
+#include "policy/rule.h"
+#include "policy/secret_scan.h"
+
+struct secrets {
+	struct name_pattern_set patterns, allow, skip;
+	struct secret_scan_result found;
+	double scan_ms;
+	bool skipped_root; /* not scanned: the working directory is / */
+};
+
+/* Scans cwd with the defaults and cfg's additions. */
+int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, struct error *err);
+
+/* One exclude rule per masked file, at the built-in layer: an explicit rule
+ * for the same exact path in a config or on the command line wins. */
+/* True when the secret scan, configured by cfg, would mask a file of this
+ * name: the trust rule asks whether a project's secrets.allow unmasks one. */
+bool secrets_would_mask(const struct config *cfg, const char *name);
+
+void secrets_add_rules(const struct secrets *s, struct rule_list *rules);
+
+void secrets_release(struct secrets *s);

@@ -1,0 +1,60 @@
+/* Command wrappers: from the `commands` table and the sandbox's PATH to
+ * the mounts that put the launcher in place of every copy of a wrapped
+ * command. Planned before the sandbox starts, like the policy, so that
+ * `policy`, --dry-run and --debug show the same wrappers a run uses. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "config/commands.h"
+#include "base/error.h"
+#include "base/file_id.h"
+#include "sandbox/mount_plan.h"
+#include "policy/policy.h"
+#include "base/strv.h"
+
+/* Where the launcher finds, by command name, what to do (see launcher.c). */
+#define WRAPPER_BIN_DIR "/run/agent-sandbox/bin"	 /* the real programs */
+#define WRAPPER_SCRIPT_DIR "/run/agent-sandbox/wrappers" /* wrapper scripts */
+#define WRAPPER_PRESET_DIR "/run/agent-sandbox/presets"	 /* markers: "use @git" */
+#define WRAPPER_BLOCKED_DIR "/run/agent-sandbox/blocked" /* markers: "refuse" */
+/* For @git: a symlink NAME -> "=VALUE" for each variable that chooses
+ * git's config files and is set when the sandbox starts. */
+#define WRAPPER_START_ENV_DIR "/run/agent-sandbox/git-env"
+
+struct wrapper {
+	const struct command_setting *setting;
+	char *script; /* resolved host path, for COMMAND_SCRIPT */
+	char *real;   /* resolved host path of the program PATH finds first, or NULL */
+	struct file_id script_id, real_id; /* what those paths named when resolved */
+	struct strv targets;		   /* resolved host paths the launcher covers */
+	struct strv skipped;		   /* "<path>: <why>" for --debug */
+};
+
+struct wrapper_plan {
+	struct wrapper *items;
+	size_t len;
+	/* Inside a sandbox: the outer sandbox's wrappers and its
+	 * /run/agent-sandbox stay as they are, and none are added. */
+	bool inherited;
+	struct strv start_env; /* NAME=VALUE of git_guard_config_env, for @git */
+};
+
+struct wrapper_input {
+	const struct command_table *commands;
+	const char *path_env; /* the sandbox's PATH */
+	const char *cwd;      /* resolved; for relative script paths */
+	const char *home;     /* for ~ in script paths; NULL when unknown */
+	const struct policy *policy;
+	char *const *envp; /* the sandbox's environment at start */
+	bool nested;	   /* this run is inside a sandbox already */
+};
+
+int wrapper_plan_build(const struct wrapper_input *in, struct wrapper_plan *out, struct error *err);
+
+/* Appends the mounts, after the access table's (so that no rule's mount
+ * covers a launcher). self is the launcher, empty the marker. */
+void wrapper_plan_render(const struct wrapper_plan *p, const struct host_file *self,
+			 const struct host_file *empty, struct mount_sink *out);
+
+void wrapper_plan_release(struct wrapper_plan *p);

@@ -1,0 +1,245 @@
+/* This file turns a plan into bwrap arguments, in mount order: the host root
+ * read-only, fresh /dev /proc /tmp /run, agent-sandbox's own directory, then
+ * the access table with every directory before its contents, and last the
+ * remounts that make excluded directories read-only (they must come after
+ * anything mounted inside them). */
+#include "sandbox/bwrap.h"
+
+#include <string.h>
+
+#include "audit/writer.h"
+#include "base/cleanup.h"
+#include "inside/forwarder.h"
+#include "inside/inside.h"
+#include "inside/init.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+
+static void add(struct strv *args, const char *a)
+{
+	strv_push(args, a);
+}
+
+static void add2(struct strv *args, const char *a, const char *b)
+{
+	strv_push(args, a);
+	strv_push(args, b);
+}
+
+static void add3(struct strv *args, const char *a, const char *b, const char *c)
+{
+	strv_push(args, a);
+	strv_push(args, b);
+	strv_push(args, c);
+}
+
+/* Events from inside (blocked commands) reach the host's audit log through
+ * this socket; the log file itself stays hidden. */
+static void render_audit_socket(const struct sandbox_plan *plan, struct mount_sink *out)
+{
+	if (plan->audit_socket)
+		mount_plan_bind(out, 0, plan->audit_socket, &plan->audit_socket_id,
+				AUDIT_SOCKET_INSIDE);
+}
+
+static const char *const proc_covered[] = {"sys", "sysrq-trigger", "irq", "bus"};
+
+static void render_base(const struct sandbox_plan *plan, struct mount_sink *out)
+{
+	const struct access_entry *root = NULL;
+	for (size_t i = 0; i < plan->policy->len; i++)
+		if (!strcmp(plan->policy->entries[i].path, "/"))
+			root = &plan->policy->entries[i];
+
+	for (size_t i = 0; i < policy_base_mounts_len; i++) {
+		const struct base_mount *m = &policy_base_mounts[i];
+		switch (m->kind) {
+		case BASE_HOST_ROOT:
+			mount_plan_bind(out, root && root->level == ACCESS_RW ? 0 : MOUNT_READ_ONLY,
+					"/", &plan->root_id, "/");
+			break;
+		case BASE_DEV:
+			mount_plan_dev(out, m->path);
+			break;
+		case BASE_PROC:
+			mount_plan_proc(out, m->path);
+			/* A sandbox run by root is uid 0 inside, and the
+			 * kernel checks little more than that for writes to
+			 * sysctls or the SysRq trigger: cover them read-only. */
+			for (size_t k = 0; k < ARRAY_SIZE(proc_covered); k++) {
+				_cleanup_free_ char *p =
+				    xasprintf("%s/%s", m->path, proc_covered[k]);
+				mount_plan_proc_cover(out, p);
+			}
+			break;
+		case BASE_TMPFS:
+			mount_plan_tmpfs(out, m->path);
+			break;
+		}
+	}
+	if (plan->runtime_dir) {
+		add2(out->args, "--perms", "0700");
+		mount_plan_tmpfs(out, plan->runtime_dir);
+	}
+
+	if (plan->nested)
+		/* The outer sandbox's launchers need its wrappers, markers and
+		 * real programs, which a fresh tmpfs would hide. No identity
+		 * is known for it (nested.c runs without bwrap today), so the
+		 * init would refuse this bind rather than trust it. */
+		mount_plan_bind(out, MOUNT_READ_ONLY, SANDBOX_DIR, NULL, SANDBOX_DIR);
+	else
+		mount_plan_tmpfs(out, SANDBOX_DIR);
+	mount_plan_bind(out, MOUNT_READ_ONLY, plan->self_exe, &plan->self_id, SANDBOX_SELF);
+	render_audit_socket(plan, out);
+}
+
+static void render_entries(const struct sandbox_plan *plan, struct mount_sink *out)
+{
+	for (size_t i = 0; i < plan->policy->len; i++) {
+		const struct access_entry *e = &plan->policy->entries[i];
+		if (!strcmp(e->path, "/"))
+			continue;
+		switch (e->level) {
+		case ACCESS_RW:
+			/* -try: if the path vanished since the policy was made,
+			 * skip it instead of creating a mount point on the host;
+			 * the init then stops, as for any path that changed. */
+			mount_plan_bind(out, MOUNT_TRY, e->path, &e->id, e->path);
+			break;
+		case ACCESS_RO:
+			mount_plan_bind(out, MOUNT_READ_ONLY | MOUNT_TRY, e->path, &e->id, e->path);
+			break;
+		case ACCESS_EXCLUDE:
+			if (e->is_dir)
+				mount_plan_tmpfs(out, e->path);
+			else
+				mount_plan_bind(out, MOUNT_READ_ONLY, plan->empty_file,
+						&plan->empty_id, e->path);
+			break;
+		}
+	}
+	for (size_t i = plan->policy->len; i-- > 0;) {
+		const struct access_entry *e = &plan->policy->entries[i];
+		if (e->level == ACCESS_EXCLUDE && e->is_dir)
+			mount_plan_remount_ro(out, e->path);
+	}
+}
+
+/* The proxy socket goes into agent-sandbox's own directory (before it is
+ * made read-only), and every common spelling of the proxy variables points
+ * at the forwarder's loopback ports. Loopback stays direct (NO_PROXY):
+ * network.localhost ports are forwarded there. */
+static void render_network_env(const struct sandbox_net *net, struct strv *args)
+{
+	static const char *const http_vars[] = {"HTTP_PROXY", "http_proxy", "HTTPS_PROXY",
+						"https_proxy"};
+	static const char *const socks_vars[] = {"ALL_PROXY", "all_proxy"};
+	static const char *const no_proxy_vars[] = {"NO_PROXY", "no_proxy"};
+	_cleanup_free_ char *http = xasprintf("http://127.0.0.1:%u", net->http_port);
+	_cleanup_free_ char *socks = xasprintf("socks5h://127.0.0.1:%u", net->socks_port);
+	for (size_t i = 0; i < ARRAY_SIZE(http_vars); i++)
+		add3(args, "--setenv", http_vars[i], http);
+	for (size_t i = 0; i < ARRAY_SIZE(socks_vars); i++)
+		add3(args, "--setenv", socks_vars[i], socks);
+	for (size_t i = 0; i < ARRAY_SIZE(no_proxy_vars); i++)
+		add3(args, "--setenv", no_proxy_vars[i], "localhost,127.0.0.1,::1");
+}
+
+static char *forward_spec(const struct sandbox_net *net)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%sproxy:%u,proxy:%u", FORWARD_ARG, net->http_port, net->socks_port);
+	for (size_t i = 0; i < net->localhost_len; i++)
+		strbuf_addf(&sb, ",localhost:%u", net->localhost[i]);
+	return strbuf_detach(&sb);
+}
+
+/* The init applies Landlock to the command: the paths it may write
+ * beneath and, with the filtered network, the ports it may connect to. It
+ * refuses to start without being told either these or that Landlock is
+ * left out. */
+static void render_landlock(const struct sandbox_plan *plan, struct strv *args)
+{
+	const struct layers *l = plan->layers;
+	if (plan->allow_unix && plan->net)
+		add(args, ALLOW_UNIX_ARG);
+	if (!l || !l->landlock_fs) {
+		add(args, LANDLOCK_OFF_ARG);
+		return;
+	}
+	for (size_t i = 0; i < l->writable.len; i++)
+		strv_pushf(args, "%s%s", LANDLOCK_RW_ARG, l->writable.items[i]);
+	if (!l->landlock_net || !plan->net)
+		return;
+	strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->http_port);
+	strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->socks_port);
+	for (size_t i = 0; i < plan->net->localhost_len; i++)
+		strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->localhost[i]);
+}
+
+size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args, struct mount_plan *mounts)
+{
+	struct mount_sink out = {.args = args, .plan = mounts};
+	/* Always a new user namespace, also for root, so that the sandbox's
+	 * capabilities mean nothing on the host. */
+	add(args, "--unshare-user");
+	add(args, "--unshare-ipc");
+	add(args, "--unshare-pid");
+	add(args, "--unshare-uts");
+	add(args, "--unshare-cgroup-try");
+	if (!plan->host_network)
+		add(args, "--unshare-net");
+	add(args, "--die-with-parent");
+	if (plan->new_session)
+		add(args, "--new-session");
+	add2(args, "--cap-drop", "ALL");
+	add(args, "--as-pid-1");
+	add(args, "--info-fd");
+	strv_pushf(args, "%d", plan->info_fd);
+
+	render_base(plan, &out);
+	if (plan->net)
+		mount_plan_bind(&out, 0, plan->net->proxy_socket, &plan->net->proxy_socket_id,
+				SANDBOX_PROXY_SOCKET);
+	render_entries(plan, &out);
+	if (plan->wrappers) {
+		struct host_file self = {plan->self_exe, plan->self_id};
+		struct host_file empty = {plan->empty_file, plan->empty_id};
+		wrapper_plan_render(plan->wrappers, &self, &empty, &out);
+	}
+
+	/* Search-only: the binary can be run, the directory not listed. A
+	 * nested sandbox's is the outer one's, read-only and 0111 already. */
+	if (!plan->nested)
+		add3(args, "--chmod", "0111", SANDBOX_DIR);
+	mount_plan_remount_ro(&out, SANDBOX_DIR);
+
+	for (char *const *e = plan->loader_env; e && *e; e++) {
+		_cleanup_free_ char *name = xstrndup(*e, strcspn(*e, "="));
+		const char *eq = strchr(*e, '=');
+		add3(args, "--setenv", name, eq ? eq + 1 : "");
+	}
+	add3(args, "--setenv", "AGENT_SANDBOX", "1");
+	if (plan->net)
+		render_network_env(plan->net, args);
+	add2(args, "--chdir", plan->cwd);
+	if (plan->seccomp_fd >= 0) {
+		add(args, "--seccomp");
+		strv_pushf(args, "%d", plan->seccomp_fd);
+	}
+	size_t command_start = args->len;
+	add(args, "--");
+	add2(args, SANDBOX_SELF, SANDBOX_INIT_ARG);
+	strv_pushf(args, "%d", plan->ready_fd);
+	strv_pushf(args, "%d", plan->stderr_fd);
+	strv_pushf(args, "%#lx", plan->ignored_signals);
+	strv_pushf(args, "%s%d", MOUNT_PLAN_ARG, plan->mounts_fd);
+	if (plan->net)
+		strv_push_owned(args, forward_spec(plan->net));
+	render_landlock(plan, args);
+	add(args, "--");
+	for (char *const *a = plan->command; *a; a++)
+		add(args, *a);
+	return command_start;
+}

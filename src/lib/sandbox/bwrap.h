@@ -1,0 +1,57 @@
+/* Rendering the policy as bwrap arguments. Pure: the same plan always gives
+ * the same arguments, which --dry-run prints and the tests compare. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/file_id.h"
+#include "sandbox/hardening.h"
+#include "sandbox/mount_plan.h"
+#include "policy/policy.h"
+#include "base/strv.h"
+#include "policy/wrappers.h"
+
+/* The filtered network, as the sandbox sees it. */
+struct sandbox_net {
+	const char *proxy_socket; /* host path of the proxy's unix socket */
+	struct file_id proxy_socket_id;
+	unsigned http_port; /* loopback ports inside for HTTP and SOCKS5 */
+	unsigned socks_port;
+	const uint16_t *localhost; /* network.localhost ports */
+	size_t localhost_len;
+};
+
+struct sandbox_plan {
+	const struct policy *policy;
+	bool host_network;	       /* share the host's network namespace */
+	const struct sandbox_net *net; /* filtered network, or NULL */
+	bool new_session;	       /* detach from the terminal (stdin is not one) */
+	const char *self_exe;	       /* host path of this binary */
+	const char *empty_file;	       /* host path of an empty read-only file */
+	/* The identities the init checks the mounts of these against (all
+	 * zero in a dry run: nothing is checked then). */
+	struct file_id root_id, self_id, empty_id, audit_socket_id;
+	int mounts_fd;		 /* the sealed memfd the init reads the mount plan from */
+	const char *runtime_dir; /* $XDG_RUNTIME_DIR to give a private tmpfs, or NULL */
+	const char *cwd;
+	int seccomp_fd;		       /* -1 for none */
+	int info_fd;		       /* bwrap reports the init's host pid on it */
+	int ready_fd;		       /* the init reports on it that the sandbox is up */
+	int stderr_fd;		       /* the real stderr, for the init to hand to the command */
+	unsigned long ignored_signals; /* to stay ignored in the command */
+	char *const *command;
+	const char *audit_socket;	     /* host path of the audit socket, or NULL */
+	const struct wrapper_plan *wrappers; /* NULL for none */
+	bool nested;			     /* keep the outer sandbox's /run/agent-sandbox */
+	bool allow_unix;		     /* keep unix sockets for the command (--docker) */
+	char *const *loader_env;	     /* NAME=VALUE set only inside (env_split_loader) */
+	const struct layers *layers;	     /* Landlock for the init to apply; NULL: none */
+};
+
+/* Appends the arguments (without the leading "bwrap") and returns the index
+ * of the "--" that ends bwrap's options: bwrap reads options from --args but
+ * the command only from its real argv. Unless mounts is NULL, every mount
+ * rendered is also recorded there, for the init to check. */
+size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args, struct mount_plan *mounts);

@@ -1,0 +1,94 @@
+/* This file decides which of seccomp and Landlock a run gets and refuses
+ * to go on without one the kernel lacks, unless the user said so. It never
+ * applies them: the init does, just before exec. */
+#include "sandbox/hardening.h"
+
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "sandbox/landlock.h"
+#include "sandbox/seccomp.h"
+#include "base/xalloc.h"
+
+static void add_writable(struct layers *l, const struct policy *policy)
+{
+	for (size_t i = 0; i < policy->len; i++)
+		if (policy->entries[i].level == ACCESS_RW)
+			strv_push(&l->writable, policy->entries[i].path);
+	for (size_t i = 0; i < landlock_private_writable_len; i++)
+		strv_push(&l->writable, landlock_private_writable[i]);
+}
+
+static int refuse(const char *what, struct error *err)
+{
+	error_set(err, EXIT_SETUP, "%s; refusing to run with less protection than configured",
+		  what);
+	error_hint(err, "use a kernel with Landlock (5.13 or later for files, 6.7 or later for "
+			"TCP; built with CONFIG_SECURITY_LANDLOCK=y and \"landlock\" in the lsm= "
+			"boot parameter, see /sys/kernel/security/lsm), or run with "
+			"--allow-degraded to go on without it (the audit log records it)");
+	return -1;
+}
+
+int layers_plan(struct layers *l, const struct policy *policy, bool filtered_network,
+		bool allow_degraded, struct error *err)
+{
+	*l = (struct layers){.writable = STRV_INIT, .degraded = STRV_INIT};
+	l->filtered_network = filtered_network;
+	l->landlock_abi = landlock_abi();
+	add_writable(l, policy);
+
+	if (l->landlock_abi >= LANDLOCK_ABI_FS) {
+		l->landlock_fs = true;
+	} else {
+		if (!allow_degraded)
+			return refuse("the kernel has no Landlock, the second layer that limits "
+				      "writes to the policy's writable paths",
+				      err);
+		strv_push(&l->degraded, "landlock: no Landlock in this kernel; writes are "
+					"limited by the mounts alone");
+	}
+	if (!filtered_network)
+		return 0;
+	if (l->landlock_abi >= LANDLOCK_ABI_NET) {
+		l->landlock_net = true;
+	} else if (l->landlock_abi >= LANDLOCK_ABI_FS) {
+		if (!allow_degraded) {
+			_cleanup_free_ char *what =
+			    xasprintf("the kernel's Landlock (ABI %d) cannot limit TCP "
+				      "connections to the proxy's ports (needs ABI %d)",
+				      l->landlock_abi, LANDLOCK_ABI_NET);
+			return refuse(what, err);
+		}
+		strv_pushf(&l->degraded,
+			   "landlock: ABI %d cannot limit TCP; the network namespace alone "
+			   "keeps connections to the proxy",
+			   l->landlock_abi);
+	}
+	return 0;
+}
+
+void layers_describe(const struct layers *l, struct strbuf *out)
+{
+	strbuf_addf(out,
+		    "layers:\n  namespaces and mounts (bwrap): user, pid, ipc, uts, cgroup%s\n",
+		    l->filtered_network ? ", net (filtered through the proxy)" : "");
+	strbuf_addf(out, "  seccomp: %zu rules (README, \"Security model\")%s\n", seccomp_rules_len,
+		    l->filtered_network ? "; no new unix sockets for the command" : "");
+	if (l->landlock_fs)
+		strbuf_addf(out, "  landlock: ABI %d, writes only beneath %zu paths%s\n",
+			    l->landlock_abi, l->writable.len,
+			    l->landlock_net ? "; TCP connect only to the proxy's and "
+					      "network.localhost ports, bind none"
+					    : "");
+	else
+		strbuf_addf(out, "  landlock: not available in this kernel\n");
+	for (size_t i = 0; i < l->degraded.len; i++)
+		strbuf_addf(out, "  degraded (--allow-degraded): %s\n", l->degraded.items[i]);
+}
+
+void layers_release(struct layers *l)
+{
+	strv_release(&l->writable);
+	strv_release(&l->degraded);
+}

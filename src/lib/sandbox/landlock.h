@@ -1,0 +1,38 @@
+/* Landlock: the kernel's own limit on what the command may write and which
+ * TCP ports it may connect to, beneath the mounts and independent of them.
+ * If the mounts were wrong or bwrap were bypassed, these rules still hold. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+
+/* The lowest ABI for each part. */
+#define LANDLOCK_ABI_FS 1
+#define LANDLOCK_ABI_NET 4
+
+/* The kernel's Landlock ABI version, or 0 when it has none (not built in,
+ * or not enabled among the LSMs). */
+int landlock_abi(void);
+
+struct landlock_plan {
+	char *const *writable; /* paths beneath which writes stay allowed */
+	size_t writable_len;
+	bool restrict_tcp; /* limit TCP: connect only to these ports, bind none */
+	const uint16_t *tcp_connect;
+	size_t tcp_connect_len;
+};
+
+/* Restricts the calling thread (and what it execs) to the plan. Missing
+ * paths are skipped (the mounts skipped them too). Returns 0, or -1 with
+ * err set: nothing is half-applied that the caller could run on with. */
+int landlock_apply(const struct landlock_plan *plan, struct error *err);
+
+/* The paths the sandbox's own private mounts make writable: a fresh /dev
+ * (terminals, /dev/null, /dev/shm), /tmp, /run, and /proc for a process's
+ * own settings (writes through /proc/self/fd are checked against the file
+ * they reach, not against /proc). */
+extern const char *const landlock_private_writable[];
+extern const size_t landlock_private_writable_len;

@@ -1,0 +1,392 @@
+/* This file records, while the bwrap arguments are rendered, what each
+ * mount must put at its destination, and checks it from inside the
+ * finished sandbox. The host side only records and encodes; the checking
+ * side only reads (openat2, statx, fstatfs) and never changes a mount. */
+#include "sandbox/mount_plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/io.h"
+#include "base/xalloc.h"
+
+#define PLAN_MAGIC "AGSBMNT1"
+#define PLAN_MAGIC_LEN 8
+/* A plan larger than this is not ours: the host renders a few thousand
+ * mounts at most. */
+#define PLAN_MAX_BYTES (64u << 20)
+
+/* A later mount at a destination hides every earlier mount at it or
+ * beneath it, so only the last one there can be checked. */
+static void forget_hidden(struct mount_plan *p, const char *dest)
+{
+	size_t n = strlen(dest), kept = 0;
+	bool root = !strcmp(dest, "/");
+	for (size_t i = 0; i < p->len; i++) {
+		const char *path = p->items[i].path;
+		bool hidden = root || (!strncmp(path, dest, n) && (!path[n] || path[n] == '/'));
+		if (hidden)
+			free(p->items[i].path);
+		else
+			p->items[kept++] = p->items[i];
+	}
+	p->len = kept;
+}
+
+static void append(struct mount_plan *p, const struct mount_expectation *e)
+{
+	if (p->len == p->alloc) {
+		p->alloc = p->alloc ? p->alloc * 2 : 32;
+		p->items = xreallocarray(p->items, p->alloc, sizeof(*p->items));
+	}
+	p->items[p->len++] = *e;
+}
+
+static void plan_add(struct mount_plan *p, const char *dest, enum mount_kind kind, unsigned flags,
+		     const struct file_id *id)
+{
+	if (!p)
+		return;
+	forget_hidden(p, dest);
+	append(p, &(struct mount_expectation){
+		      .path = xstrdup(dest),
+		      .kind = kind,
+		      .flags = flags,
+		      .id = id ? *id : (struct file_id){0},
+		  });
+}
+
+void mount_plan_bind(struct mount_sink *s, unsigned flags, const char *source,
+		     const struct file_id *id, const char *dest)
+{
+	static const char *const ops[] = {"--bind", "--ro-bind", "--bind-try", "--ro-bind-try"};
+	strv_push(s->args, ops[(flags & MOUNT_READ_ONLY) | (flags & MOUNT_TRY ? 2 : 0)]);
+	strv_push(s->args, source);
+	strv_push(s->args, dest);
+	plan_add(s->plan, dest, MOUNT_BIND, flags, id);
+}
+
+static void add_fresh(struct mount_sink *s, const char *op, const char *dest, enum mount_kind kind)
+{
+	strv_push(s->args, op);
+	strv_push(s->args, dest);
+	plan_add(s->plan, dest, kind, 0, NULL);
+}
+
+void mount_plan_tmpfs(struct mount_sink *s, const char *dest)
+{
+	add_fresh(s, "--tmpfs", dest, MOUNT_TMPFS);
+}
+
+void mount_plan_dev(struct mount_sink *s, const char *dest)
+{
+	add_fresh(s, "--dev", dest, MOUNT_TMPFS);
+}
+
+void mount_plan_proc(struct mount_sink *s, const char *dest)
+{
+	add_fresh(s, "--proc", dest, MOUNT_PROC);
+}
+
+void mount_plan_proc_cover(struct mount_sink *s, const char *path)
+{
+	strv_push(s->args, "--ro-bind-try");
+	strv_push(s->args, path);
+	strv_push(s->args, path);
+	plan_add(s->plan, path, MOUNT_PROC, MOUNT_READ_ONLY | MOUNT_OPTIONAL | MOUNT_TRY, NULL);
+}
+
+void mount_plan_remount_ro(struct mount_sink *s, const char *dest)
+{
+	strv_push(s->args, "--remount-ro");
+	strv_push(s->args, dest);
+	if (!s->plan)
+		return;
+	for (size_t i = s->plan->len; i-- > 0;)
+		if (!strcmp(s->plan->items[i].path, dest)) {
+			s->plan->items[i].flags |= MOUNT_READ_ONLY;
+			return;
+		}
+}
+
+/* One record: fixed fields in host byte order (the same binary reads
+ * them), then the path without its NUL. */
+struct record {
+	uint8_t kind;
+	uint8_t flags;
+	uint16_t reserved;
+	uint32_t type;
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	uint32_t path_len;
+	uint32_t reserved2;
+};
+
+void mount_plan_encode(const struct mount_plan *p, struct strbuf *out)
+{
+	uint32_t count = (uint32_t)p->len;
+	strbuf_add(out, PLAN_MAGIC, PLAN_MAGIC_LEN);
+	strbuf_add(out, &count, sizeof(count));
+	for (size_t i = 0; i < p->len; i++) {
+		const struct mount_expectation *e = &p->items[i];
+		struct record r = {
+		    .kind = (uint8_t)e->kind,
+		    .flags = (uint8_t)e->flags,
+		    .type = e->id.type,
+		    .dev_major = e->id.dev_major,
+		    .dev_minor = e->id.dev_minor,
+		    .ino = e->id.ino,
+		    .path_len = (uint32_t)strlen(e->path),
+		};
+		strbuf_add(out, &r, sizeof(r));
+		strbuf_add(out, e->path, r.path_len);
+	}
+}
+
+int mount_plan_decode(const void *data, size_t len, struct mount_plan *out, struct error *err)
+{
+	const unsigned char *at = data, *end = at + len;
+	*out = (struct mount_plan){0};
+	uint32_t count;
+	if (len < PLAN_MAGIC_LEN + sizeof(count) || memcmp(at, PLAN_MAGIC, PLAN_MAGIC_LEN))
+		return error_set(err, EXIT_SETUP, "the mount plan has no valid header");
+	memcpy(&count, at + PLAN_MAGIC_LEN, sizeof(count));
+	at += PLAN_MAGIC_LEN + sizeof(count);
+	if (count > (size_t)(end - at) / sizeof(struct record))
+		return error_set(err, EXIT_SETUP, "the mount plan is truncated");
+	for (uint32_t i = 0; i < count; i++) {
+		struct record r;
+		if ((size_t)(end - at) < sizeof(r))
+			goto truncated;
+		memcpy(&r, at, sizeof(r));
+		at += sizeof(r);
+		if (r.path_len == 0 || r.path_len > (size_t)(end - at))
+			goto truncated;
+		if (r.kind < MOUNT_BIND || r.kind > MOUNT_PROC ||
+		    (r.flags & ~(MOUNT_READ_ONLY | MOUNT_OPTIONAL | MOUNT_TRY)) || r.reserved ||
+		    r.reserved2 || at[0] != '/' || memchr(at, '\0', r.path_len)) {
+			mount_plan_release(out);
+			return error_set(err, EXIT_SETUP, "the mount plan's record %u is malformed",
+					 i);
+		}
+		append(out, &(struct mount_expectation){
+				.path = xstrndup((const char *)at, r.path_len),
+				.kind = (enum mount_kind)r.kind,
+				.flags = r.flags,
+				.id = {.dev_major = r.dev_major,
+				       .dev_minor = r.dev_minor,
+				       .ino = r.ino,
+				       .type = r.type},
+			    });
+		at += r.path_len;
+	}
+	if (at != end) {
+		mount_plan_release(out);
+		return error_set(err, EXIT_SETUP, "the mount plan has trailing bytes");
+	}
+	return 0;
+
+truncated:
+	mount_plan_release(out);
+	return error_set(err, EXIT_SETUP, "the mount plan is truncated");
+}
+
+int mount_plan_memfd_create(struct error *err)
+{
+	int fd = memfd_create("agent-sandbox-mounts", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return error_errno(err, EXIT_SETUP, errno, "creating a memfd for the mount plan");
+	return fd;
+}
+
+#define PLAN_SEALS (F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL)
+
+int mount_plan_memfd_seal(int fd, const struct mount_plan *p, struct error *err)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	mount_plan_encode(p, &sb);
+	int r = write_all(fd, sb.buf, sb.len);
+	if (r < 0)
+		return error_errno(err, EXIT_SETUP, -r, "writing the mount plan");
+	if (fcntl(fd, F_ADD_SEALS, PLAN_SEALS) < 0)
+		return error_errno(err, EXIT_SETUP, errno, "sealing the mount plan");
+	return 0;
+}
+
+int mount_plan_read_fd(int fd, struct mount_plan *out, struct error *err)
+{
+	/* Sealed: what the host wrote is what we read, whoever else holds
+	 * the descriptor. */
+	int seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0)
+		return error_errno(err, EXIT_SETUP, errno, "the mount plan (fd %d)", fd);
+	if ((seals & PLAN_SEALS) != PLAN_SEALS)
+		return error_set(err, EXIT_SETUP, "the mount plan (fd %d) is not sealed", fd);
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return error_errno(err, EXIT_SETUP, errno, "the mount plan (fd %d)", fd);
+	if (st.st_size < 0 || (uint64_t)st.st_size > PLAN_MAX_BYTES)
+		return error_set(err, EXIT_SETUP, "the mount plan is too large");
+	size_t len = (size_t)st.st_size;
+	_cleanup_free_ char *buf = xmalloc(len ? len : 1);
+	for (size_t done = 0; done < len;) {
+		ssize_t n = pread(fd, buf + done, len - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return error_errno(err, EXIT_SETUP, n < 0 ? errno : EIO,
+					   "reading the mount plan");
+		done += (size_t)n;
+	}
+	return mount_plan_decode(buf, len, out, err);
+}
+
+/* Without openat2 (before Linux 5.6, or a filter refusing it): one
+ * component at a time, none followed if it is a symlink. A symlink in the
+ * middle fails with ENOTDIR; one at the end is opened itself and its type
+ * gives it away. */
+static int open_walk(const char *path)
+{
+	int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	const char *s = path;
+	while (dir >= 0) {
+		s += strspn(s, "/");
+		if (!*s)
+			return dir;
+		size_t n = strcspn(s, "/");
+		_cleanup_free_ char *name = xstrndup(s, n);
+		s += n;
+		int next = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		int saved = errno;
+		close(dir);
+		errno = saved;
+		dir = next;
+	}
+	return -1;
+}
+
+static int open_no_symlinks(const char *path)
+{
+	struct open_how how = {
+	    .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_SYMLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		return open_walk(path);
+	return fd;
+}
+
+static const char *type_name(uint32_t type)
+{
+	switch (type) {
+	case S_IFREG:
+		return "a file";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFLNK:
+		return "a symlink";
+	case S_IFSOCK:
+		return "a socket";
+	default:
+		return "a special file";
+	}
+}
+
+static int differs(struct error *err, const struct mount_expectation *e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int differs(struct error *err, const struct mount_expectation *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *what = xvasprintf(fmt, ap);
+	va_end(ap);
+	error_set(err, EXIT_SETUP,
+		  "mount check failed at %s: %s; it changed between the policy and the mount, "
+		  "so nothing was run",
+		  e->path, what);
+	return -1;
+}
+
+static int verify_one(const struct mount_expectation *e, struct error *err)
+{
+	if (e->kind == MOUNT_BIND && !file_id_known(&e->id))
+		return differs(err, e, "no identity was recorded for its source");
+	_cleanup_close_ int fd = open_no_symlinks(e->path);
+	if (fd < 0) {
+		if (errno == ENOENT && (e->flags & MOUNT_OPTIONAL))
+			return 0;
+		return differs(err, e, "%s",
+			       errno == ELOOP	  ? "a symlink lies on the way"
+			       : errno == ENOTDIR ? "a symlink or file lies on the way"
+						  : strerror(errno));
+	}
+	struct statx stx;
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO, &stx) < 0)
+		return differs(err, e, "statx: %s", strerror(errno));
+	uint32_t type = stx.stx_mode & S_IFMT;
+	if (type == S_IFLNK)
+		return differs(err, e, "it is a symlink");
+	/* Older kernels (before 5.8) do not tell; the identity still must
+	 * match. */
+	if ((stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return differs(err, e, "nothing is mounted there");
+	struct statfs sfs;
+	if (fstatfs(fd, &sfs) < 0)
+		return differs(err, e, "fstatfs: %s", strerror(errno));
+	switch (e->kind) {
+	case MOUNT_BIND:
+		if (type != e->id.type)
+			return differs(err, e, "%s is mounted there instead of %s", type_name(type),
+				       type_name(e->id.type));
+		if (stx.stx_ino != e->id.ino || stx.stx_dev_major != e->id.dev_major ||
+		    stx.stx_dev_minor != e->id.dev_minor)
+			return differs(
+			    err, e,
+			    "inode %llu on device %u:%u is mounted there, not inode %llu "
+			    "on %u:%u that the policy decided on",
+			    (unsigned long long)stx.stx_ino, stx.stx_dev_major, stx.stx_dev_minor,
+			    (unsigned long long)e->id.ino, e->id.dev_major, e->id.dev_minor);
+		break;
+	case MOUNT_TMPFS:
+		if ((unsigned long)sfs.f_type != TMPFS_MAGIC)
+			return differs(err, e, "it is not a fresh tmpfs");
+		break;
+	case MOUNT_PROC:
+		if ((unsigned long)sfs.f_type != PROC_SUPER_MAGIC)
+			return differs(err, e, "it is not procfs");
+		break;
+	}
+	if ((e->flags & MOUNT_READ_ONLY) && !(sfs.f_flags & ST_RDONLY))
+		return differs(err, e, "it is writable but must be read-only");
+	return 0;
+}
+
+int mount_plan_verify(const struct mount_plan *p, struct error *err)
+{
+	for (size_t i = 0; i < p->len; i++)
+		if (verify_one(&p->items[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+void mount_plan_release(struct mount_plan *p)
+{
+	for (size_t i = 0; i < p->len; i++)
+		free(p->items[i].path);
+	free(p->items);
+	*p = (struct mount_plan){0};
+}

@@ -1,0 +1,100 @@
+/* What must be mounted where: every mount bwrap_render asks bwrap for is
+ * recorded here with the identity of the object that must appear at its
+ * destination, and the sandbox's init checks the finished sandbox against
+ * that list before the command runs (a host path may change between the
+ * policy's decision and bwrap's mount). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "base/file_id.h"
+#include "base/strbuf.h"
+#include "base/strv.h"
+
+/* A host file given to the sandbox by path, with its identity. */
+struct host_file {
+	const char *path;
+	struct file_id id;
+};
+
+enum mount_kind {
+	MOUNT_BIND = 1, /* a host object, identified by its file_id */
+	MOUNT_TMPFS,	/* a fresh tmpfs (also bwrap's --dev) */
+	MOUNT_PROC,	/* procfs, fresh or bound from the host's */
+};
+
+enum {
+	MOUNT_READ_ONLY = 1, /* the mount must be read-only */
+	/* Nothing there is fine too. Only for sources the sandbox cannot
+	 * touch (parts of /proc): a policy path missing at the check may
+	 * mean its mount went through a symlink swapped in and out, to
+	 * land elsewhere. */
+	MOUNT_OPTIONAL = 2,
+	/* Rendered as -try: bwrap skips the mount, instead of creating a
+	 * mount point on the host, when the source is gone. The check still
+	 * requires it unless MOUNT_OPTIONAL. */
+	MOUNT_TRY = 4,
+};
+
+struct mount_expectation {
+	char *path; /* destination inside the sandbox */
+	enum mount_kind kind;
+	unsigned flags;
+	struct file_id id; /* MOUNT_BIND only */
+};
+
+struct mount_plan {
+	struct mount_expectation *items;
+	size_t len, alloc;
+};
+
+/* Where rendering goes: the bwrap arguments and, unless NULL, the plan
+ * the init checks. Each helper below emits the arguments and records the
+ * expectation together, so no mount can be rendered without one. */
+struct mount_sink {
+	struct strv *args;
+	struct mount_plan *plan; /* NULL: arguments only (--dry-run, tests) */
+};
+
+/* --bind, --ro-bind, --bind-try or --ro-bind-try, from flags
+ * (MOUNT_READ_ONLY, MOUNT_TRY). */
+void mount_plan_bind(struct mount_sink *s, unsigned flags, const char *source,
+		     const struct file_id *id, const char *dest);
+/* --tmpfs, --dev (a tmpfs with device nodes bound in) and --proc. */
+void mount_plan_tmpfs(struct mount_sink *s, const char *dest);
+void mount_plan_dev(struct mount_sink *s, const char *dest);
+void mount_plan_proc(struct mount_sink *s, const char *dest);
+/* procfs bound from the host (-try), to cover a part of a fresh /proc. */
+void mount_plan_proc_cover(struct mount_sink *s, const char *path);
+/* --remount-ro: the mount at dest must then be read-only. */
+void mount_plan_remount_ro(struct mount_sink *s, const char *dest);
+
+/* The plan as bytes for the init, and back. Decoding checks every length
+ * and field: it is our own output, but it crosses a process boundary. */
+void mount_plan_encode(const struct mount_plan *p, struct strbuf *out);
+int mount_plan_decode(const void *data, size_t len, struct mount_plan *out, struct error *err);
+
+/* The plan travels to the init in a memfd whose number is rendered into
+ * the init's arguments: created empty before rendering, filled and sealed
+ * after. Both return the descriptor or 0, and -1 with err set. */
+int mount_plan_memfd_create(struct error *err);
+int mount_plan_memfd_seal(int fd, const struct mount_plan *p, struct error *err);
+/* Reads and decodes the plan from a sealed memfd (the init's side). */
+int mount_plan_read_fd(int fd, struct mount_plan *out, struct error *err);
+
+/* Checks every expectation in the current mount namespace: the destination
+ * is reached without following a symlink, is the root of a mount, holds
+ * the expected object and is read-only where the plan says so. Returns 0,
+ * or -1 with err naming the first path that differs. */
+int mount_plan_verify(const struct mount_plan *p, struct error *err);
+
+void mount_plan_release(struct mount_plan *p);
+
+static inline void cleanup_mount_planp(struct mount_plan *p)
+{
+	mount_plan_release(p);
+}
+#define _cleanup_mount_plan_ __attribute__((cleanup(cleanup_mount_planp)))

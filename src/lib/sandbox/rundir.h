@@ -1,0 +1,13 @@
+/* agent-sandbox's private runtime directory on the host. */
+#pragma once
+
+#include "base/error.h"
+
+/* Returns the path of an empty, read-only file owned by us, which the
+ * sandbox mounts over excluded files. It lives in $XDG_RUNTIME_DIR/
+ * agent-sandbox (or /tmp/agent-sandbox-UID) and is created once. */
+int rundir_empty_file(const char *xdg_runtime_dir, char **out, struct error *err);
+
+/* Creates a new private directory for one session's sockets (mode 0700,
+ * in the same place as the empty file). The caller removes it. */
+int rundir_session_dir(const char *xdg_runtime_dir, char **out, struct error *err);

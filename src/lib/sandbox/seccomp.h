@@ -1,0 +1,30 @@
+/* The seccomp filters: the sandbox's (loaded by bwrap through --seccomp) and
+ * the command's (stacked in the process that is about to exec it). */
+#pragma once
+
+#include <stddef.h>
+
+#include "base/error.h"
+
+/* One documented rule: which calls, what they return, and why. */
+struct seccomp_rule {
+	const char *calls;
+	const char *result;
+	const char *why;
+};
+extern const struct seccomp_rule seccomp_rules[];
+extern const size_t seccomp_rules_len;
+
+/* Returns a file descriptor (close-on-exec, offset 0) holding the compiled
+ * BPF program of the sandbox filter, or -1 with err set. */
+int seccomp_filter_fd(struct error *err);
+
+enum {
+	SECCOMP_COMMAND_SANDBOX_RULES = 1 << 0, /* the sandbox filter's rules again */
+	SECCOMP_COMMAND_NO_UNIX = 1 << 1,	/* no new AF_UNIX sockets */
+	SECCOMP_COMMAND_NO_INET = 1 << 2,	/* no new IP or packet sockets */
+};
+
+/* Loads a filter with the rules FLAGS select into the calling thread (and
+ * sets no_new_privs, which it needs). Returns 0 or -1 with err set. */
+int seccomp_filter_load_command(unsigned flags, struct error *err);

@@ -1,0 +1,51 @@
+/* Starting bwrap and watching over it: the argument list travels through a
+ * memfd (--args) so that long policies never hit ARG_MAX; signals sent to us
+ * are passed into the sandbox; the command's exit status comes back out. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "base/error.h"
+#include "base/strv.h"
+
+struct supervisor {
+	int ready_pipe[2];	       /* the init writes one byte once it runs */
+	int stderr_pipe[2];	       /* bwrap's own stderr, so set-up errors can be explained */
+	int info_pipe[2];	       /* bwrap's --info-fd: the init's host pid */
+	int stderr_copy;	       /* the real stderr, handed through to the command */
+	unsigned long ignored_signals; /* forwarded signals we were started with ignored */
+};
+
+/* Creates the descriptors whose numbers go into the bwrap arguments. */
+int supervisor_prepare(struct supervisor *sv, int err_fd, struct error *err);
+
+#define SUPERVISE_SOURCES_MAX 4
+
+struct supervise_source {
+	int fd;
+	/* Returns -1 when the sandbox must stop at once: it is killed and
+	 * supervisor_run fails with EXIT_SETUP, "the sandbox was stopped". */
+	int (*ready)(void *ctx);
+	void *ctx;
+};
+
+struct supervise_request {
+	const char *bwrap;    /* path of the bwrap binary */
+	struct strv *args;    /* bwrap arguments, without "bwrap" */
+	size_t command_start; /* index of the "--" before the command */
+	char **envp;
+	int in, out, err;
+	int seccomp_fd;	  /* inherited by bwrap, or -1 */
+	int mounts_fd;	  /* the mount plan, inherited through bwrap by the init */
+	bool new_session; /* the sandbox has its own session (no terminal) */
+	/* Other event sources served while the sandbox runs (the network
+	 * proxy, the guard): ready(ctx) when fd is readable. */
+	struct supervise_source sources[SUPERVISE_SOURCES_MAX];
+	size_t sources_len;
+};
+
+/* Runs bwrap and waits. Returns the command's exit status (128+N for a
+ * signal), or -1 with err set when the sandbox could not be set up. */
+int supervisor_run(struct supervisor *sv, const struct supervise_request *req, struct error *err);
+
+void supervisor_release(struct supervisor *sv);

@@ -1,0 +1,515 @@
+/* This file joins the stages in order: working directory and home, config
+ * layers (global, then project or --config, then the command line), presets,
+ * built-in rules, and finally the policy. Each stage's result is printed
+ * with --debug as soon as it is known. */
+#include "spec/plan.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "policy/agent_state.h"
+#include "audit/writer.h"
+#include "policy/env.h"
+#include "policy/host_sockets.h"
+#include "inside/inside.h"
+#include "policy/path.h"
+#include "policy/pattern.h"
+#include "policy/preset.h"
+#include "base/strbuf.h"
+#include "policy/trust.h"
+#include "base/xalloc.h"
+
+static int resolve_cwd(const struct cli *cli, char **out, struct error *err)
+{
+	_cleanup_free_ char *here = getcwd(NULL, 0);
+	if (!here)
+		return error_errno(err, EXIT_SETUP, errno, "reading the working directory");
+	_cleanup_free_ char *wanted = NULL;
+	if (!cli->cwd)
+		wanted = xstrdup(here);
+	else if (cli->cwd[0] == '/')
+		wanted = xstrdup(cli->cwd);
+	else
+		wanted = xasprintf("%s/%s", here, cli->cwd);
+
+	bool is_dir = false;
+	int r = path_resolve(wanted, out, NULL, &is_dir);
+	if (r < 0)
+		return error_errno(err, EXIT_USAGE, -r, "flag --cwd %s",
+				   cli->cwd ? cli->cwd : here);
+	if (!is_dir) {
+		free(steal_ptr(out));
+		return error_set(err, EXIT_USAGE, "flag --cwd %s: not a directory", cli->cwd);
+	}
+	return 0;
+}
+
+static char *find_home(char *const *envp)
+{
+	const char *home = env_get(envp, "HOME");
+	if (home && home[0] == '/')
+		return xstrdup(home);
+	struct passwd *pw = getpwuid(geteuid());
+	if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
+		return xstrdup(pw->pw_dir);
+	return NULL;
+}
+
+static char *find_global_dir(char *const *envp, const char *home)
+{
+	const char *xdg = env_get(envp, "XDG_CONFIG_HOME");
+	if (xdg && xdg[0] == '/')
+		return xasprintf("%s/agent-sandbox", xdg);
+	if (home)
+		return xasprintf("%s/.config/agent-sandbox", home);
+	return NULL;
+}
+
+/* `base` receives the layers below the project config (defaults and the
+ * global config): the trust rule measures the project config against it. */
+static int load_layers(struct session *s, const struct cli *cli, const struct debug *dbg,
+		       struct config *base, struct error *err)
+{
+	if (s->global_dir) {
+		_cleanup_free_ char *global = NULL;
+		if (config_find(s->global_dir, "config", &global, err) < 0)
+			return -1;
+		if (global && config_load_file(&s->cfg, global, LAYER_GLOBAL, err) < 0)
+			return -1;
+		if (global && config_load_file(base, global, LAYER_GLOBAL, err) < 0)
+			return -1;
+		if (!global)
+			debug_line(dbg, "config: no global config in %s", s->global_dir);
+	}
+
+	_cleanup_free_ char *project = NULL;
+	if (cli->config_path) {
+		_cleanup_free_ char *here = getcwd(NULL, 0);
+		if (!here)
+			return error_errno(err, EXIT_SETUP, errno, "reading the working directory");
+		project = cli->config_path[0] == '/' ? xstrdup(cli->config_path)
+						     : xasprintf("%s/%s", here, cli->config_path);
+		struct stat st;
+		if (stat(project, &st) < 0)
+			return error_errno(err, EXIT_USAGE, errno, "flag --config %s",
+					   cli->config_path);
+	} else if (config_find(s->cwd, ".agent-sandbox", &project, err) < 0) {
+		return -1;
+	}
+	if (project) {
+		/* One read: the bytes that load are the bytes whose digest the
+		 * trust store is asked about, from the file it identifies. */
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0;
+		_cleanup_close_ int fd = -1;
+		if (config_read_file_fd(project, &fd, &text, &len, err) < 0 ||
+		    config_load_text(&s->cfg, project, text, len, LAYER_PROJECT, err) < 0)
+			return -1;
+		struct trust_input in = {
+		    .base = base,
+		    .file = project,
+		    .text = text,
+		    .len = len,
+		    .fd = fd,
+		    .cwd = s->cwd,
+		    .home = s->home,
+		};
+		if (trust_assess(&in, &s->trust, err) < 0)
+			return -1;
+	}
+	if (!project)
+		debug_line(dbg, "config: no project config in %s", s->cwd);
+	for (size_t i = 0; i < s->cfg.notes.len; i++)
+		debug_line(dbg, "config: %s", s->cfg.notes.items[i]);
+	return 0;
+}
+
+static void apply_cli(struct config *cfg, const struct cli *cli)
+{
+	for (size_t i = 0; i < cli->rules.len; i++) {
+		const struct rule *r = &cli->rules.items[i];
+		rule_list_add(&cfg->rules, r->pattern, r->level, LAYER_CLI, r->origin);
+	}
+	if (cli->network != UNSET)
+		config_set_network_mode(
+		    &cfg->network, cli->network == YES ? NETWORK_HOST : NETWORK_NONE, LAYER_CLI,
+		    cli->network == YES ? "--network=true" : "--network=false");
+	/* --allow-host asks for the filtered network even when a config file
+	 * chose another mode. */
+	for (size_t i = 0; i < cli->allow_hosts.len; i++)
+		net_list_add(&cfg->network.allow, cli->allow_hosts.items[i], NULL, LAYER_CLI,
+			     "--allow-host");
+	if (cli->allow_hosts.len && cfg->network.mode != NETWORK_FILTERED)
+		config_set_network_mode(&cfg->network, NETWORK_FILTERED, LAYER_CLI, "--allow-host");
+	if (cli->docker != UNSET)
+		config_set(&cfg->docker, cli->docker == YES, LAYER_CLI, "--docker");
+	if (cli->read_only != UNSET)
+		config_set(&cfg->read_only, cli->read_only == YES, LAYER_CLI, "--read-only");
+	for (size_t i = 0; i < cli->commands.len; i++) {
+		const struct command_setting *c = &cli->commands.items[i];
+		command_table_set(&cfg->commands, c->name, c->kind, c->script, LAYER_CLI,
+				  c->origin);
+	}
+}
+
+/* --env and --env-block join the configured lists; --env NAME=VALUE is
+ * applied after env.set, so the command line wins. */
+static void build_environment(struct session *s, const struct cli *cli, char *const *envp,
+			      const struct debug *dbg)
+{
+	struct config *cfg = &s->cfg;
+	strv_extend(&cfg->env_allow, &cli->env_allow);
+	strv_extend(&cfg->env_block, &cli->env_block);
+	strv_extend(&cfg->env_set, &cli->env_set);
+	struct env_rules rules = {
+	    .filter_secrets = cfg->env_filter_secrets.value,
+	    .allow = &cfg->env_allow,
+	    .block = &cfg->env_block,
+	    .set = &cfg->env_set,
+	};
+	env_filter(&rules, envp, &s->env);
+	report_env_debug(dbg, &s->env);
+}
+
+/* With @agents, Claude Code inside works on a global config of its own
+ * (agent_state.c). An env.set or --env of CLAUDE_CONFIG_DIR wins. */
+static void point_claude_at_its_copy(struct session *s, char *const *envp, const struct debug *dbg)
+{
+	s->claude_config_dir = agent_state_users_claude_dir(envp, s->home, inside_sandbox());
+	if (!(s->presets & preset_lookup("@agents")))
+		return;
+	_cleanup_free_ char *entry = agent_state_claude_env(envp, s->home);
+	if (!entry || env_get(strv_array(&s->env.envp), "CLAUDE_CONFIG_DIR"))
+		return;
+	strv_push(&s->env.envp, entry);
+	strv_push(&s->env.set, "CLAUDE_CONFIG_DIR");
+	s->seed_claude = true;
+	debug_line(dbg, "agents: %s, so that Claude Code keeps its own copy of ~/.claude.json",
+		   entry);
+}
+
+/* Only a real run writes on the host; policy and --dry-run leave it as
+ * it is. What cannot be made costs a session its shell snapshots or
+ * Claude Code its onboarding state, not the run. */
+static bool writes_agent_state(const struct session *s, const struct cli *cli)
+{
+	return (s->presets & preset_lookup("@agents")) && s->home && cli->verb == VERB_RUN &&
+	       !cli->dry_run && !inside_sandbox() && !s->cfg.read_only.value;
+}
+
+/* Before the policy: the directories made here are then mounted read-only
+ * like any other. */
+static void make_sourced_dirs(const struct session *s, const struct cli *cli,
+			      const struct debug *dbg)
+{
+	if (!writes_agent_state(s, cli))
+		return;
+	_cleanup_error_ struct error derr = ERROR_INIT;
+	int made = agent_state_make_sourced_dirs(s->home, s->claude_config_dir, &derr);
+	if (made < 0)
+		debug_line(dbg, "agents: %s", derr.msg);
+	else if (made > 0)
+		debug_line(dbg,
+			   "agents: made %d empty director%s for shell snapshots and hook env "
+			   "files, to be mounted read-only",
+			   made, made == 1 ? "y" : "ies");
+}
+
+/* Last, once the run is sure to start. */
+static void seed_claude_config(const struct session *s, const struct cli *cli,
+			       const struct debug *dbg)
+{
+	if (!s->seed_claude || !writes_agent_state(s, cli))
+		return;
+	_cleanup_error_ struct error serr = ERROR_INIT;
+	int r = agent_state_seed_claude(s->home, &serr);
+	if (r < 0)
+		debug_line(dbg, "agents: Claude Code starts without a copy of ~/.claude.json: %s",
+			   serr.msg);
+	else if (r > 0)
+		debug_line(dbg, "agents: copied ~/.claude.json to ~/.claude/.claude.json");
+}
+
+/* The audit log is the host's record of what the sandbox did: it is hidden
+ * inside whether or not this run writes to it (build_rules). Only a real
+ * run creates its directory (policy and --dry-run leave the host
+ * untouched); inside a sandbox the outer agent-sandbox already records the
+ * session. */
+static int prepare_audit(struct session *s, const struct cli *cli, char *const *envp,
+			 struct error *err)
+{
+	s->audit_dir = audit_dir(envp, s->home);
+	s->audit = s->cfg.audit.value && s->audit_dir && cli->verb == VERB_RUN && !cli->dry_run &&
+		   !inside_sandbox();
+	if (s->audit) {
+		struct audit probe;
+		if (audit_open(&probe, s->audit_dir, err) < 0) {
+			audit_close(&probe);
+			error_hint(err, "set \"audit\": false in the config to run without the "
+					"audit log");
+			return -1;
+		}
+		audit_close(&probe);
+	}
+	if (s->audit_dir && !s->audit && cli->verb == VERB_RUN && !cli->dry_run &&
+	    !inside_sandbox() && trust_store_prepare(s->audit_dir, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* The socket path, or NULL when there is no socket file to decide on
+ * (tcp:// and ssh:// endpoints are network matters, not files). */
+static char *find_docker_socket(char *const *envp)
+{
+	const char *host = env_get(envp, "DOCKER_HOST");
+	const char *path = NULL;
+	if (!host || !*host)
+		path = "/var/run/docker.sock";
+	else if (!strncmp(host, "unix://", 7) && host[7] == '/')
+		path = host + 7;
+	struct stat st;
+	if (!path || stat(path, &st) < 0)
+		return NULL;
+	return xstrdup(path);
+}
+
+static void add_docker_rule(const struct session *s, const struct config *cfg,
+			    struct rule_list *rules)
+{
+	if (!s->docker_socket)
+		return;
+	_cleanup_free_ char *escaped = pattern_escape(s->docker_socket);
+	if (cfg->docker.value)
+		rule_list_add(rules, escaped, ACCESS_RW, LAYER_BUILTIN, cfg->docker.origin);
+	else
+		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
+			      "docker socket hidden (--docker exposes it)");
+}
+
+/* Every rule a run gets, from one config: built-in rules (the Docker
+ * socket, host service sockets, the audit log and trust store, secret
+ * files), presets, then the config layers. The real policy and the one the
+ * trust rule measures a project config against (the same config without
+ * it) both come from here, so that neither can miss a rule the other has. */
+static void build_rules(const struct session *s, const struct config *cfg, char *const *envp,
+			struct rule_list *rules)
+{
+	add_docker_rule(s, cfg, rules);
+	host_sockets_add_rules(envp, s->home, rules);
+	struct preset_context pctx = {
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .global_config_dir = s->global_dir,
+	    .config_files = &cfg->files,
+	    .git_entries = &s->secrets.found.git_entries,
+	    .envp = envp,
+	    .claude_config_dir = s->claude_config_dir,
+	};
+	preset_expand(preset_select(&cfg->presets), &pctx, rules);
+	for (size_t i = 0; i < cfg->rules.len; i++) {
+		const struct rule *r = &cfg->rules.items[i];
+		rule_list_add(rules, r->pattern, r->level, r->layer, r->origin);
+	}
+	if (s->audit_dir) {
+		_cleanup_free_ char *escaped = pattern_escape(s->audit_dir);
+		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
+			      "audit log (written only from outside)");
+	}
+	secrets_add_rules(&s->secrets, rules);
+}
+
+static const char *setting_origin(const struct config_setting *s)
+{
+	return s->layer == LAYER_BUILTIN ? "default" : s->origin;
+}
+
+/* Nested runs keep the outer sandbox's wrappers: the outer launchers stay
+ * mounted over its PATH (the host root is bound recursively) and the outer
+ * /run/agent-sandbox is carried in, so nothing here can lift them. */
+static int build_wrappers(struct session *s, char *const *envp, const struct debug *dbg,
+			  struct error *err)
+{
+	s->nested = inside_sandbox();
+	struct wrapper_input in = {
+	    .commands = &s->cfg.commands,
+	    .path_env = env_get(envp, "PATH"),
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .policy = &s->policy,
+	    .envp = strv_array(&s->env.envp),
+	    .nested = s->nested,
+	};
+	if (wrapper_plan_build(&in, &s->wrappers, err) < 0)
+		return -1;
+	report_wrappers_debug(dbg, &s->cfg.commands, &s->wrappers);
+	return 0;
+}
+
+static const char *network_origin(const struct network_config *n)
+{
+	return n->layer == LAYER_BUILTIN ? "default" : n->origin;
+}
+
+/* The policy this run would have without the project config, compared
+ * entry by entry with the real one: that is where a symlink out of the
+ * project, "rw" over a protected path, "ro" over a hidden one or a host
+ * path shown in the private /tmp shows. The secret files are the ones the
+ * real run masks: what the project config unmasks is judged on its text. */
+static void add_policy_loosenings(struct session *s, const struct cli *cli, struct config *base,
+				  char *const *envp)
+{
+	apply_cli(base, cli);
+	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
+	build_rules(s, base, envp, &rules);
+	struct policy_input in = {
+	    .rules = &rules,
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .read_only = base->read_only.value,
+	};
+	_cleanup_policy_ struct policy before = {0};
+	_cleanup_error_ struct error perr = ERROR_INIT;
+	if (policy_resolve(&in, &before, &perr) < 0) {
+		strv_pushf(&s->trust.loosenings,
+			   "%s: without this file the policy is refused (%s), with it the run "
+			   "starts",
+			   s->trust.file, perr.msg);
+		return;
+	}
+	trust_add_policy_loosenings(&s->trust, &before, &s->policy);
+}
+
+/* A project config that loosens runs only when its content was approved;
+ * `policy` shows the verdict instead of stopping. A real run also withdraws
+ * an approval whose file changed, was replaced or is gone (`policy` and
+ * --dry-run only say it would), so that the same bytes written again later
+ * need a new approval. */
+static int check_trust(struct session *s, const struct cli *cli, struct config *base,
+		       char *const *envp, const struct debug *dbg, struct error *err)
+{
+	bool inside = inside_sandbox();
+	_cleanup_free_ char *store = trust_store_dir(envp, s->home);
+	if (!s->trust.file) {
+		s->trust.state = TRUST_NO_FILE;
+		if (!cli->config_path && !inside)
+			trust_find_gone(&s->trust, s->cwd, store);
+	} else {
+		if (!inside)
+			add_policy_loosenings(s, cli, base, envp);
+		trust_decide(&s->trust, store, inside);
+	}
+	if (cli->verb == VERB_RUN && !cli->dry_run && !inside && store &&
+	    trust_withdraw(&s->trust, store, err) < 0)
+		return -1;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	trust_describe(&s->trust, &sb);
+	for (char *line = sb.buf, *end; line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		debug_line(dbg, "%s", line);
+	}
+	bool refused = s->trust.state == TRUST_UNAPPROVED || s->trust.state == TRUST_CHANGED ||
+		       s->trust.state == TRUST_REPLACED;
+	if (refused && cli->verb == VERB_RUN)
+		return trust_refuse(&s->trust, err);
+	return 0;
+}
+
+int session_build(struct session *s, const struct cli *cli, char *const *envp,
+		  const struct debug *dbg, struct error *err)
+{
+	*s = (struct session){.rules = RULE_LIST_INIT};
+	config_init(&s->cfg);
+
+	if (resolve_cwd(cli, &s->cwd, err) < 0)
+		return -1;
+	debug_line(dbg, "cwd: %s%s", s->cwd, cli->cwd ? " (from --cwd)" : "");
+	s->home = find_home(envp);
+	s->global_dir = find_global_dir(envp, s->home);
+
+	_cleanup_config_ struct config base;
+	config_init(&base);
+	if (load_layers(s, cli, dbg, &base, err) < 0)
+		return -1;
+	apply_cli(&s->cfg, cli);
+	if (cli->rules.len)
+		debug_line(dbg, "config: command line: %zu rule%s", cli->rules.len,
+			   cli->rules.len == 1 ? "" : "s");
+	debug_line(dbg, "merge: network=%s (%s), docker=%s (%s), read-only=%s (%s)",
+		   network_mode_name(s->cfg.network.mode), network_origin(&s->cfg.network),
+		   s->cfg.docker.value ? "exposed" : "hidden", setting_origin(&s->cfg.docker),
+		   s->cfg.read_only.value ? "yes" : "no", setting_origin(&s->cfg.read_only));
+
+	build_environment(s, cli, envp, dbg);
+
+	s->presets = preset_select(&s->cfg.presets);
+	_cleanup_strbuf_ struct strbuf names = STRBUF_INIT;
+	preset_describe(s->presets, &names);
+	s->presets_text = strbuf_detach(&names);
+	debug_line(dbg, "presets: %s", s->presets_text);
+	point_claude_at_its_copy(s, envp, dbg);
+
+	if (s->presets & preset_lookup("@base")) {
+		struct stat st;
+		if (!s->home || stat(s->home, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			error_set(err, EXIT_SETUP,
+				  "the home directory %s does not exist, and the @base preset "
+				  "needs it",
+				  s->home ? s->home : "(unknown: HOME is unset)");
+			error_hint(err, "set HOME to an existing directory, or remove @base with "
+					"\"presets\": [\"!@base\"]");
+			return -1;
+		}
+	}
+
+	s->docker_socket = find_docker_socket(envp);
+	if (prepare_audit(s, cli, envp, err) < 0)
+		return -1;
+	/* The scan runs before the rules: @git protects the repositories it
+	 * finds. */
+	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
+		return -1;
+	report_secrets_debug(dbg, &s->secrets);
+	make_sourced_dirs(s, cli, dbg);
+	build_rules(s, &s->cfg, envp, &s->rules);
+
+	struct policy_input in = {
+	    .rules = &s->rules,
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .read_only = s->cfg.read_only.value,
+	};
+	if (policy_resolve(&in, &s->policy, err) < 0)
+		return -1;
+	report_policy_notes(dbg, &s->policy);
+	if (check_trust(s, cli, &base, envp, dbg, err) < 0)
+		return -1;
+	if (build_wrappers(s, envp, dbg, err) < 0)
+		return -1;
+	seed_claude_config(s, cli, dbg);
+	return 0;
+}
+
+void session_release(struct session *s)
+{
+	free(s->cwd);
+	free(s->home);
+	free(s->global_dir);
+	free(s->docker_socket);
+	free(s->presets_text);
+	config_release(&s->cfg);
+	rule_list_release(&s->rules);
+	policy_release(&s->policy);
+	secrets_release(&s->secrets);
+	env_result_release(&s->env);
+	free(s->audit_dir);
+	wrapper_plan_release(&s->wrappers);
+	trust_check_release(&s->trust);
+	*s = (struct session){0};
+}
