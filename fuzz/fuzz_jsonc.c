@@ -155,7 +155,7 @@ static bool starts_with(const char *s, const char *prefix)
  * the messages that say json-c disagreed with the scanner. */
 static void check_error(const struct text_map *map, const struct error *err)
 {
-	if (err->code != EXIT_USAGE || !err->msg)
+	if (err->kind != ERROR_CONFIG || !err->msg)
 		abort();
 	unsigned line, column;
 	int consumed = 0;

@@ -39,9 +39,9 @@ static int check_platform(struct error *err)
 {
 	struct utsname u;
 	if (uname(&u) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "uname");
+		return error_errno(err, ERROR_SETUP, errno, "uname");
 	if (strcmp(u.sysname, "Linux") != 0)
-		return error_set(err, EXIT_SETUP,
+		return error_set(err, ERROR_SETUP,
 				 "agent-sandbox runs on Linux only (this is %s): it needs Linux "
 				 "namespaces",
 				 u.sysname);
@@ -54,7 +54,7 @@ static int find_bwrap(char *const *envp, char **out, struct error *err)
 	*out = env_find_program(envp, "bwrap");
 	if (*out)
 		return 0;
-	error_set(err, EXIT_SETUP, "bwrap (bubblewrap) not found on PATH");
+	error_set(err, ERROR_SETUP, "bwrap (bubblewrap) not found on PATH");
 	error_hint(err, "install it: sudo apt-get install bubblewrap (Debian, Ubuntu), sudo dnf "
 			"install bubblewrap (Fedora), sudo pacman -S bubblewrap (Arch)");
 	return -1;
@@ -65,9 +65,9 @@ static int find_self(char **out, struct error *err)
 	_cleanup_free_ char *exe = NULL;
 	int r = path_read_link("/proc/self/exe", &exe);
 	if (r < 0)
-		return error_errno(err, EXIT_SETUP, -r, "reading /proc/self/exe");
+		return error_errno(err, ERROR_SETUP, -r, "reading /proc/self/exe");
 	if (strstr(exe, " (deleted)"))
-		return error_set(err, EXIT_SETUP,
+		return error_set(err, ERROR_SETUP,
 				 "the agent-sandbox binary was replaced or deleted while running "
 				 "(%s); run it again",
 				 exe);
@@ -190,7 +190,7 @@ static int start_guard(const struct session *s, const struct guard_plan *plan,
 	if (audit->fd >= 0)
 		memcpy(session, audit->session, sizeof(session));
 	else if (audit_session_id(session) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "choosing a session id");
+		return error_errno(err, ERROR_SETUP, errno, "choosing a session id");
 	_cleanup_free_ char *base = s->audit_dir ? xasprintf("%s/quarantine", s->audit_dir) : NULL;
 	if (guard_start(out, plan, &s->policy, base, session, guard_reported, sinks, err) < 0)
 		return -1;
@@ -296,7 +296,7 @@ static int identify_sources(struct sandbox_plan *plan, struct sandbox_net *net, 
 			continue;
 		int r = file_id_of(sources[i].path, sources[i].id);
 		if (r < 0)
-			return error_errno(err, EXIT_SETUP, -r, "identifying %s", sources[i].path);
+			return error_errno(err, ERROR_SETUP, -r, "identifying %s", sources[i].path);
 	}
 	return 0;
 }
@@ -467,7 +467,7 @@ static int run_sandbox(const struct cli *cli, char **envp, int in, int out, int 
 	if (guard) {
 		guard_finish(guard);
 		if (status < 0 && guard_stop_reason(guard))
-			error_set(err, EXIT_SETUP, "%s", guard_stop_reason(guard));
+			error_set(err, ERROR_SETUP, "%s", guard_stop_reason(guard));
 		report_quarantine(err_fd, guard);
 	}
 	audit_session_end(&audit, status, status < 0 ? err->msg : NULL);
@@ -512,7 +512,7 @@ static int show_log(const struct cli *cli, char **envp, int out, struct error *e
 	const char *home = env_get(envp, "HOME");
 	_cleanup_free_ char *dir = audit_dir(envp, home && home[0] == '/' ? home : NULL);
 	if (!dir)
-		return error_set(err, EXIT_SETUP,
+		return error_set(err, ERROR_SETUP,
 				 "cannot locate the audit log: neither XDG_STATE_HOME nor HOME is "
 				 "set");
 	struct audit_log_query q = {
@@ -575,7 +575,7 @@ int run(int argc, char **argv, char **envp, int in, int out, int err_fd)
 			status = run_sandbox(&cli, envp, in, out, err_fd, &dbg, &err);
 		break;
 	default:
-		status = error_set(&err, EXIT_USAGE, "this verb is not supported yet");
+		status = error_set(&err, ERROR_USAGE, "this verb is not supported yet");
 		break;
 	}
 	cli_release(&cli);

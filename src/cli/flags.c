@@ -135,7 +135,7 @@ static int parse_bool(const char *flag, const char *value, bool *out, struct err
 		*out = false;
 		return 0;
 	}
-	return error_set(err, EXIT_USAGE,
+	return error_set(err, ERROR_USAGE,
 			 "flag %s: invalid value \"%s\" (expected true, false, 1 or 0)", flag,
 			 value);
 }
@@ -164,7 +164,7 @@ static int unknown_flag(const char *arg, struct error *err)
 	const char *bare = arg + strspn(arg, "-");
 	_cleanup_free_ char *name = xstrndup(bare, strcspn(bare, "="));
 	const char *nearest = suggest_nearest(name, names, ARRAY_SIZE(names));
-	error_set(err, EXIT_USAGE, "unknown flag \"%s\"", arg);
+	error_set(err, ERROR_USAGE, "unknown flag \"%s\"", arg);
 	if (nearest)
 		error_hint(err,
 			   "did you mean --%s? (agent-sandbox --help lists the flags; to pass "
@@ -190,7 +190,7 @@ static const char *verb_name(enum verb verb)
 static int set_verb(struct cli *cli, bool *verb_set, enum verb verb, struct error *err)
 {
 	if (*verb_set && cli->verb != verb && cli->verb != VERB_HELP && verb != VERB_HELP) {
-		error_set(err, EXIT_USAGE, "%s cannot be combined with %s", verb_name(verb),
+		error_set(err, ERROR_USAGE, "%s cannot be combined with %s", verb_name(verb),
 			  verb_name(cli->verb));
 		error_hint(err, "give one of them; to pass a flag to a program, put it after "
 				"the program's name");
@@ -207,7 +207,7 @@ static int add_rule(struct cli *cli, const char *flag, const char *value, enum a
 {
 	_cleanup_error_ struct error perr = ERROR_INIT;
 	if (pattern_validate(value, &perr) < 0)
-		return error_set(err, EXIT_USAGE, "flag %s: %s", flag, perr.msg);
+		return error_set(err, ERROR_USAGE, "flag %s: %s", flag, perr.msg);
 	rule_list_add(&cli->rules, value, level, LAYER_CLI, flag);
 	return 0;
 }
@@ -219,12 +219,12 @@ static int add_env(struct cli *cli, const char *flag, const char *value, struct 
 	_cleanup_error_ struct error perr = ERROR_INIT;
 	if (eq && (!*name || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 					  "0123456789_") != strlen(name)))
-		return error_set(err, EXIT_USAGE,
+		return error_set(err, ERROR_USAGE,
 				 "flag %s %s: \"%s\" is not a variable name (letters, digits "
 				 "and \"_\")",
 				 flag, value, name);
 	if (!eq && name_pattern_validate(name, &perr) < 0)
-		return error_set(err, EXIT_USAGE, "flag %s: %s", flag, perr.msg);
+		return error_set(err, ERROR_USAGE, "flag %s: %s", flag, perr.msg);
 	if (eq)
 		strv_push(&cli->env_set, value);
 	else if (!strcmp(flag, "--env"))
@@ -240,7 +240,7 @@ static int parse_count(const char *flag, const char *value, long *out, struct er
 	errno = 0;
 	long n = strtol(value, &end, 10);
 	if (errno || end == value || *end || n < 0)
-		return error_set(err, EXIT_USAGE,
+		return error_set(err, ERROR_USAGE,
 				 "flag %s: invalid value \"%s\" (expected a number of records, "
 				 "0 or more)",
 				 flag, value);
@@ -253,11 +253,11 @@ static int add_allow_host(struct cli *cli, const char *value, struct error *err)
 	_cleanup_error_ struct error herr = ERROR_INIT;
 	if (value[0] == '@' ? !host_group_lookup(value) : host_pattern_validate(value, &herr) < 0) {
 		if (value[0] == '@')
-			return error_set(err, EXIT_USAGE,
+			return error_set(err, ERROR_USAGE,
 					 "flag --allow-host: unknown host group \"%s\" (known "
 					 "groups: @agents, @registries, @git-hosts)",
 					 value);
-		return error_set(err, EXIT_USAGE, "flag --allow-host: %s", herr.msg);
+		return error_set(err, ERROR_USAGE, "flag --allow-host: %s", herr.msg);
 	}
 	strv_push(&cli->allow_hosts, value);
 	return 0;
@@ -270,7 +270,7 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 	if (f->arg == ARG_BOOL && value && parse_bool(shown, value, &b, err) < 0)
 		return -1;
 	if (f->arg == ARG_REQUIRED && !*value)
-		return error_set(err, EXIT_USAGE, "flag %s: the value must not be empty", shown);
+		return error_set(err, ERROR_USAGE, "flag %s: the value must not be empty", shown);
 
 	switch (f->id) {
 	case F_CWD:
@@ -323,7 +323,7 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 		return add_env(cli, "--env", value, err);
 	case F_ENV_BLOCK:
 		if (strchr(value, '='))
-			return error_set(err, EXIT_USAGE,
+			return error_set(err, ERROR_USAGE,
 					 "flag --env-block %s: expected a name pattern, not an "
 					 "assignment",
 					 value);
@@ -358,7 +358,7 @@ static int parse_flag(int argc, char **argv, int *i, struct cli *cli, bool *verb
 		shown = xasprintf("--%s", f->name);
 		if (eq) {
 			if (f->arg == ARG_NONE)
-				return error_set(err, EXIT_USAGE, "flag %s does not take a value",
+				return error_set(err, ERROR_USAGE, "flag %s does not take a value",
 						 shown);
 			value = eq + 1;
 		}
@@ -376,11 +376,11 @@ static int parse_flag(int argc, char **argv, int *i, struct cli *cli, bool *verb
 	(*i)++;
 
 	if (f->arg == ARG_ATTACHED && !value)
-		return error_set(err, EXIT_USAGE, "flag %s needs a value: %s", shown,
+		return error_set(err, ERROR_USAGE, "flag %s needs a value: %s", shown,
 				 "--network=true (host network) or --network=false (no network)");
 	if (f->arg == ARG_REQUIRED && !value) {
 		if (*i >= argc)
-			return error_set(err, EXIT_USAGE, "flag %s needs a value (%s)", shown,
+			return error_set(err, ERROR_USAGE, "flag %s needs a value (%s)", shown,
 					 f->value_name);
 		value = argv[(*i)++];
 	}
@@ -432,11 +432,11 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	cli->command = argv + i;
 
 	if (cli->verb != VERB_LOG && (cli->log_json || cli->log_blocked || cli->log_limit >= 0))
-		return error_set(err, EXIT_USAGE,
+		return error_set(err, ERROR_USAGE,
 				 "flags --json, --blocked and -n are for the log "
 				 "verb: agent-sandbox log [--json] [--blocked] [-n N]");
 	if (cli->allow_hosts.len && cli->network != UNSET) {
-		error_set(err, EXIT_USAGE, "--allow-host cannot be combined with --network=%s",
+		error_set(err, ERROR_USAGE, "--allow-host cannot be combined with --network=%s",
 			  cli->network == YES ? "true" : "false");
 		error_hint(err, "--allow-host adds to the filtered network, which is the default; "
 				"drop --network");
@@ -446,18 +446,18 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	switch (cli->verb) {
 	case VERB_RUN:
 		if (!cli->command[0] && !verb_set) {
-			error_set(err, EXIT_USAGE, "missing the command to run");
+			error_set(err, ERROR_USAGE, "missing the command to run");
 			error_hint(err,
 				   "agent-sandbox [flags] CMD [ARGS...], e.g. agent-sandbox bash; "
 				   "agent-sandbox --help for more");
 			return -1;
 		}
 		if (!cli->command[0])
-			return error_set(err, EXIT_USAGE, "exec: missing the command to run");
+			return error_set(err, ERROR_USAGE, "exec: missing the command to run");
 		return 0;
 	case VERB_POLICY:
 		if (cli->command[0])
-			return error_set(err, EXIT_USAGE,
+			return error_set(err, ERROR_USAGE,
 					 "policy takes only flags, not \"%s\" (the policy does not "
 					 "depend on the command)",
 					 cli->command[0]);
@@ -466,23 +466,23 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	case VERB_VERSION:
 	case VERB_HELP:
 		if (cli->command[0])
-			return error_set(err, EXIT_USAGE, "unexpected argument \"%s\"",
+			return error_set(err, ERROR_USAGE, "unexpected argument \"%s\"",
 					 cli->command[0]);
 		return 0;
 	case VERB_LOG:
 		if (cli->command[0])
-			return error_set(err, EXIT_USAGE,
+			return error_set(err, ERROR_USAGE,
 					 "log takes only --json, --blocked and -n N, not \"%s\"",
 					 cli->command[0]);
 		return 0;
 	case VERB_DOCTOR:
 		if (cli->command[0])
-			return error_set(err, EXIT_USAGE, "doctor takes no arguments, not \"%s\"",
+			return error_set(err, ERROR_USAGE, "doctor takes no arguments, not \"%s\"",
 					 cli->command[0]);
 		return 0;
 	case VERB_TRUST:
 		if (cli->command[0] && cli->command[1])
-			return error_set(err, EXIT_USAGE,
+			return error_set(err, ERROR_USAGE,
 					 "trust takes one config file or directory, not \"%s\" too",
 					 cli->command[1]);
 		return 0;

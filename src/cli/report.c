@@ -47,6 +47,23 @@ void debug_line(const struct debug *dbg, const char *fmt, ...)
  * names formatted in by every layer below, so each is escaped whole: a
  * '\n' in a file name cannot forge an "agent-sandbox: hint:" line. The
  * lines under a message were escaped one by one when they were added. */
+/* 2 for what the user can fix in the command line or the config, 1 for
+ * the rest. */
+static int exit_status(enum error_kind kind)
+{
+	switch (kind) {
+	case ERROR_USAGE:
+	case ERROR_CONFIG:
+	case ERROR_DENIED:
+		return EXIT_USAGE;
+	case ERROR_NONE:
+	case ERROR_SETUP:
+	case ERROR_INTERNAL:
+		break;
+	}
+	return EXIT_SETUP;
+}
+
 int report_error(int fd, const struct error *err)
 {
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
@@ -66,7 +83,7 @@ int report_error(int fd, const struct error *err)
 		strbuf_addch(&sb, '\n');
 	}
 	write_text(fd, &sb);
-	return err->code ? err->code : EXIT_SETUP;
+	return exit_status(err->kind);
 }
 
 static const char *setting_source(const struct config_setting *s)

@@ -210,8 +210,9 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 		_cleanup_error_ struct error err = ERROR_INIT;
 		if (load(&cfg, "t.jsonc", cases[i].text, LAYER_PROJECT, &err) != -1)
 			unit_fail("case %zu <%s>: accepted", i, cases[i].text);
-		if (err.code != EXIT_USAGE)
-			unit_fail("case %zu: code %d, expected %d", i, err.code, EXIT_USAGE);
+		if (err.kind != ERROR_CONFIG)
+			unit_fail("case %zu: code %d, expected %d", i, (int)err.kind,
+				  (int)ERROR_CONFIG);
 		_cleanup_free_ char *expected = xasprintf("loading config from t.jsonc:%s: %s",
 							  cases[i].where, cases[i].message);
 		unit_assert_starts_with(err.msg, expected, "case %zu", i);
@@ -247,7 +248,7 @@ static void config_load_file_names_the_file_in_errors(void **state)
 		_cleanup_free_ char *expected =
 		    xasprintf("loading config from %s%s", path, cases[i].message);
 		unit_assert_starts_with(err.msg, expected, "case %zu", i);
-		assert_int_equal(err.code, EXIT_USAGE);
+		assert_int_equal(err.kind, ERROR_CONFIG);
 	}
 
 	unit_write(dir, "good.json", "{\"filesystem\": {\"ro\": [\"a\"]}}");
@@ -287,7 +288,7 @@ static void config_find_picks_the_one_existing_file_and_refuses_both(void **stat
 	found = (char *)dir;
 	assert_int_equal(config_find(dir, "config", &found, &err), -1);
 	assert_null(found);
-	assert_int_equal(err.code, EXIT_USAGE);
+	assert_int_equal(err.kind, ERROR_CONFIG);
 	_cleanup_free_ char *expected =
 	    xasprintf("both %s/config.json and %s/config.jsonc exist; keep one of them", dir, dir);
 	assert_string_equal(err.msg, expected);

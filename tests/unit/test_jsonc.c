@@ -42,7 +42,7 @@ static struct json_object *parse_ok(const char *text)
 		print_error("unexpected error for <%s>: %s\n", text, err.msg);
 	assert_int_equal(r, 0);
 	assert_null(err.msg);
-	assert_int_equal(err.code, 0);
+	assert_int_equal(err.kind, ERROR_NONE);
 	return root;
 }
 
@@ -53,7 +53,7 @@ static void assert_rejects_text(const char *text, size_t len, const char *messag
 	int r = parse(text, len, &root, &err);
 	assert_int_equal(r, -1);
 	assert_null(root);
-	assert_int_equal(err.code, EXIT_USAGE);
+	assert_int_equal(err.kind, ERROR_CONFIG);
 	assert_non_null(err.msg);
 	assert_string_equal(err.msg, message);
 }

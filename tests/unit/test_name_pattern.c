@@ -83,7 +83,7 @@ static void name_pattern_rejects_paths_and_bad_globs(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		_cleanup_error_ struct error err = ERROR_INIT;
 		assert_int_equal(name_pattern_validate(cases[i].text, &err), -1);
-		assert_int_equal(err.code, EXIT_USAGE);
+		assert_int_equal(err.kind, ERROR_CONFIG);
 		assert_non_null(strstr(err.msg, cases[i].message));
 	}
 	_cleanup_error_ struct error err = ERROR_INIT;

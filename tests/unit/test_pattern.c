@@ -50,7 +50,7 @@ static void pattern_validate_accepts_well_formed_patterns(void **state)
 		_cleanup_error_ struct error err = ERROR_INIT;
 		if (pattern_validate(cases[i], &err) != 0)
 			unit_fail("case %zu <%s>: rejected: %s", i, cases[i], err.msg);
-		if (err.msg || err.code)
+		if (err.msg || err.kind)
 			unit_fail("case %zu <%s>: error set on success", i, cases[i]);
 	}
 }
@@ -82,8 +82,9 @@ static void pattern_validate_rejects_malformed_patterns_with_reason(void **state
 		snprintf(what, sizeof(what), "case %zu <%s>", i, cases[i].pattern);
 		if (pattern_validate(cases[i].pattern, &err) != -1)
 			unit_fail("%s: accepted", what);
-		if (err.code != EXIT_USAGE)
-			unit_fail("%s: code %d, expected %d", what, err.code, EXIT_USAGE);
+		if (err.kind != ERROR_CONFIG)
+			unit_fail("%s: code %d, expected %d", what, (int)err.kind,
+				  (int)ERROR_CONFIG);
 		unit_assert_starts_with(err.msg, cases[i].message, "%s", what);
 	}
 }

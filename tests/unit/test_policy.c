@@ -290,7 +290,7 @@ static void policy_refuses_cwd_when_inside_excluded_path(void **state)
 		}
 		if (resolve(dir, cases[i].rules, cases[i].cwd, false, &run) != -1)
 			unit_fail("case %zu: working directory %s accepted", i, cases[i].cwd);
-		assert_int_equal(run.err.code, EXIT_USAGE);
+		assert_int_equal(run.err.kind, ERROR_DENIED);
 		assert_int_equal(run.policy.len, 0);
 		_cleanup_free_ char *cwd = unit_path(dir, cases[i].cwd);
 		_cleanup_free_ char *excluded = unit_path(dir, cases[i].excluded);
@@ -411,7 +411,7 @@ static void policy_rejects_rules_it_cannot_enforce(void **state)
 		_cleanup_run_ run;
 		if (resolve(dir, rules, "proj", false, &run) != -1)
 			unit_fail("case %zu: rule %s accepted", i, cases[i].rule.path);
-		assert_int_equal(run.err.code, EXIT_USAGE);
+		assert_int_equal(run.err.kind, ERROR_DENIED);
 		_cleanup_free_ char *prefix = xasprintf(
 		    "%s rule \"%s\" (from rule 2): ", access_level_name(cases[i].rule.level),
 		    run.rules.items[2].pattern);

@@ -156,7 +156,7 @@ int audit_log_print(const char *dir, const struct audit_log_query *q, int out, s
 		return 0;
 	}
 	if (!f)
-		return error_errno(err, EXIT_SETUP, errno, "reading %s", path);
+		return error_errno(err, ERROR_SETUP, errno, "reading %s", path);
 
 	_cleanup_strv_ struct strv lines = STRV_INIT;
 	char *line = NULL;
@@ -201,6 +201,6 @@ int audit_log_print(const char *dir, const struct audit_log_query *q, int out, s
 		}
 		json_object_put(r);
 	}
-	return write_all(out, sb.buf, sb.len) < 0 ? error_errno(err, EXIT_SETUP, EIO, "writing")
+	return write_all(out, sb.buf, sb.len) < 0 ? error_errno(err, ERROR_SETUP, EIO, "writing")
 						  : 0;
 }

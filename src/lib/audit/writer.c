@@ -45,22 +45,22 @@ int state_dir_prepare(const char *dir, struct error *err)
 		char saved = *p;
 		*p = '\0';
 		if (mkdir(path, 0700) < 0 && errno != EEXIST)
-			return error_errno(err, EXIT_SETUP, errno, "creating %s", path);
+			return error_errno(err, ERROR_SETUP, errno, "creating %s", path);
 		*p = saved;
 		if (!saved)
 			break;
 	}
 	struct stat st;
 	if (lstat(dir, &st) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "checking %s", dir);
+		return error_errno(err, ERROR_SETUP, errno, "checking %s", dir);
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
 		return error_set(
-		    err, EXIT_SETUP,
+		    err, ERROR_SETUP,
 		    "refusing to use %s: it must be a directory owned by uid %u, not a "
 		    "symlink",
 		    dir, (unsigned)geteuid());
 	if ((st.st_mode & 077) && chmod(dir, 0700) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "making %s private", dir);
+		return error_errno(err, ERROR_SETUP, errno, "making %s private", dir);
 	return 0;
 }
 
@@ -82,9 +82,9 @@ int audit_open(struct audit *a, const char *dir, struct error *err)
 	_cleanup_free_ char *path = xasprintf("%s/audit.jsonl", dir);
 	a->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
 	if (a->fd < 0)
-		return error_errno(err, EXIT_SETUP, errno, "opening the audit log %s", path);
+		return error_errno(err, ERROR_SETUP, errno, "opening the audit log %s", path);
 	if (audit_session_id(a->session) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "choosing a session id");
+		return error_errno(err, ERROR_SETUP, errno, "choosing a session id");
 	clock_gettime(CLOCK_MONOTONIC, &a->started);
 	return 0;
 }
@@ -344,18 +344,18 @@ int audit_listen(struct audit *a, const char *runtime_dir, struct error *err)
 	a->sock_path = xasprintf("%s/audit-%s.sock", runtime_dir, a->session);
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	if (strlen(a->sock_path) >= sizeof(addr.sun_path))
-		return error_set(err, EXIT_SETUP, "the audit socket path %s is too long",
+		return error_set(err, ERROR_SETUP, "the audit socket path %s is too long",
 				 a->sock_path);
 	memcpy(addr.sun_path, a->sock_path, strlen(a->sock_path) + 1);
 	a->sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (a->sock < 0)
-		return error_errno(err, EXIT_SETUP, errno, "creating the audit socket");
+		return error_errno(err, ERROR_SETUP, errno, "creating the audit socket");
 	unlink(a->sock_path);
 	if (bind(a->sock, (struct sockaddr *)&addr, sizeof(addr)) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "binding the audit socket %s",
+		return error_errno(err, ERROR_SETUP, errno, "binding the audit socket %s",
 				   a->sock_path);
 	if (pipe2(a->stop_pipe, O_CLOEXEC) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "creating a pipe");
+		return error_errno(err, ERROR_SETUP, errno, "creating a pipe");
 	/* The receiver must never take the signals the supervisor handles. */
 	sigset_t all, old;
 	sigfillset(&all);
@@ -363,7 +363,7 @@ int audit_listen(struct audit *a, const char *runtime_dir, struct error *err)
 	int r = pthread_create(&a->receiver, NULL, receive_events, a);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0)
-		return error_errno(err, EXIT_SETUP, r, "starting the audit receiver");
+		return error_errno(err, ERROR_SETUP, r, "starting the audit receiver");
 	a->receiving = true;
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* Construction of error values; printing happens in run.c only. */
+/* Construction of error values; only the front ends print them. */
 #include "base/error.h"
 
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include "base/term_escape.h"
 #include "base/xalloc.h"
 
-int error_set(struct error *err, int code, const char *fmt, ...)
+int error_set(struct error *err, enum error_kind kind, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -18,17 +18,19 @@ int error_set(struct error *err, int code, const char *fmt, ...)
 	va_end(ap);
 	free(err->msg);
 	err->msg = msg;
-	err->code = code;
+	err->kind = kind;
+	err->errnum = 0;
 	return -1;
 }
 
-int error_errno(struct error *err, int code, int errnum, const char *fmt, ...)
+int error_errno(struct error *err, enum error_kind kind, int errnum, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *what = xvasprintf(fmt, ap);
 	va_end(ap);
-	error_set(err, code, "%s: %s", what, strerror(errnum));
+	error_set(err, kind, "%s: %s", what, strerror(errnum));
+	err->errnum = errnum;
 	free(what);
 	return -1;
 }
@@ -43,8 +45,8 @@ int error_prefix(struct error *err, const char *fmt, ...)
 	free(context);
 	free(err->msg);
 	err->msg = msg;
-	if (!err->code)
-		err->code = EXIT_SETUP;
+	if (err->kind == ERROR_NONE)
+		err->kind = ERROR_INTERNAL;
 	return -1;
 }
 
@@ -80,5 +82,6 @@ void error_release(struct error *err)
 	free(err->hint);
 	free(err->lines);
 	err->msg = err->hint = err->lines = NULL;
-	err->code = 0;
+	err->kind = ERROR_NONE;
+	err->errnum = 0;
 }

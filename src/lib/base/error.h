@@ -3,17 +3,30 @@
 #pragma once
 
 /* Exit statuses of agent-sandbox itself (the sandboxed command's own status
- * is passed through unchanged). */
+ * is passed through unchanged). The command line maps an error's kind to
+ * one of them; the init inside exits with them. */
 enum {
 	EXIT_SETUP = 1, /* bwrap missing, kernel refuses namespaces, ... */
 	EXIT_USAGE = 2, /* bad flags, bad config, refused policy */
 	EXIT_INTERRUPTED = 130,
 };
 
+/* What kind of failure an error is: the command line turns it into an exit
+ * status, the daemon into a JSON-RPC error code. */
+enum error_kind {
+	ERROR_NONE = 0,
+	ERROR_USAGE,	/* a flag or argument the user gave is wrong */
+	ERROR_CONFIG,	/* a config file or rule is malformed */
+	ERROR_DENIED,	/* the request is well-formed but the policy refuses it */
+	ERROR_SETUP,	/* the host cannot do it: bwrap missing, kernel refuses, I/O */
+	ERROR_INTERNAL, /* a bug: a state the code should never reach */
+};
+
 struct error {
-	int code;   /* exit status to use; 0 when no error is set */
-	char *msg;  /* what failed and why, with context */
-	char *hint; /* how to fix it, or NULL */
+	enum error_kind kind; /* ERROR_NONE when no error is set */
+	int errnum;	      /* the errno behind it, or 0 */
+	char *msg;	      /* what failed and why, with context */
+	char *hint;	      /* how to fix it, or NULL */
 	/* Lines printed under the message (a list), each escaped when it was
 	 * added so that no outside string in it can start another, joined
 	 * by '\n'; NULL when there are none. */
@@ -22,14 +35,14 @@ struct error {
 
 #define ERROR_INIT                                                                                 \
 	{                                                                                          \
-		.code = 0, .msg = NULL, .hint = NULL, .lines = NULL                                \
+		.kind = ERROR_NONE, .errnum = 0, .msg = NULL, .hint = NULL, .lines = NULL          \
 	}
 
 /* All return -1 so that callers can write `return error_set(...)`. */
-int error_set(struct error *err, int code, const char *fmt, ...)
+int error_set(struct error *err, enum error_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Appends ": strerror(errnum)". */
-int error_errno(struct error *err, int code, int errnum, const char *fmt, ...)
+/* Appends ": strerror(errnum)" and keeps errnum. */
+int error_errno(struct error *err, enum error_kind kind, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Puts "<context>: " in front of the message. */
 int error_prefix(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -12,15 +12,15 @@
 int command_name_validate(const char *name, struct error *err)
 {
 	if (!*name)
-		return error_set(err, EXIT_USAGE, "a command name must not be empty");
+		return error_set(err, ERROR_CONFIG, "a command name must not be empty");
 	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-		return error_set(err, EXIT_USAGE,
+		return error_set(err, ERROR_CONFIG,
 				 "\"%s\" is not a command name (wrappers cover a name on PATH, "
 				 "not a path)",
 				 name);
 	/* The launcher tells itself from a wrapped command by this name. */
 	if (!strcmp(name, "agent-sandbox"))
-		return error_set(err, EXIT_USAGE, "agent-sandbox itself cannot be wrapped");
+		return error_set(err, ERROR_CONFIG, "agent-sandbox itself cannot be wrapped");
 	return 0;
 }
 
@@ -33,13 +33,13 @@ int command_kind_parse(const char *value, enum command_kind *kind, struct error 
 	else if (!strcmp(value, "@git"))
 		*kind = COMMAND_GIT;
 	else if (value[0] == '@')
-		return error_set(err, EXIT_USAGE,
+		return error_set(err, ERROR_CONFIG,
 				 "unknown command preset \"%s\" (known: \"@git\"; or give true, "
 				 "false or a script path)",
 				 value);
 	else if (!*value)
 		return error_set(
-		    err, EXIT_USAGE,
+		    err, ERROR_CONFIG,
 		    "an empty value (expected true, false, \"@git\" or a script path)");
 	else
 		*kind = COMMAND_SCRIPT;
@@ -78,7 +78,7 @@ int command_table_parse_flag(struct command_table *t, const char *spec, struct e
 		char *eq = strchr(item, '=');
 		if (!eq)
 			return error_set(
-			    err, EXIT_USAGE,
+			    err, ERROR_CONFIG,
 			    "flag --cmd: \"%s\" is not NAME=VALUE (e.g. --cmd rm=false "
 			    "or --cmd git=true)",
 			    item);

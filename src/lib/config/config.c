@@ -43,9 +43,9 @@ static int fail_at(struct loader *ld, struct jsonc_pos pos, const char *fmt, ...
 	_cleanup_free_ char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (pos.line)
-		return error_set(ld->err, EXIT_USAGE, "loading config from %s:%u:%u: %s", ld->name,
-				 pos.line, pos.column, msg);
-	return error_set(ld->err, EXIT_USAGE, "loading config from %s: %s", ld->name, msg);
+		return error_set(ld->err, ERROR_CONFIG, "loading config from %s:%u:%u: %s",
+				 ld->name, pos.line, pos.column, msg);
+	return error_set(ld->err, ERROR_CONFIG, "loading config from %s: %s", ld->name, msg);
 }
 
 static char *origin_at(const struct loader *ld, struct jsonc_pos pos)
@@ -599,7 +599,7 @@ int config_load_text(struct config *cfg, const char *name, const char *text, siz
 {
 	struct json_object *root = NULL;
 	if (jsonc_parse(text, len, &root, err) < 0)
-		return error_set(err, EXIT_USAGE, "loading config from %s:%s", name, err->msg);
+		return error_set(err, ERROR_CONFIG, "loading config from %s:%s", name, err->msg);
 
 	struct loader ld = {.cfg = cfg, .name = name, .layer = layer, .err = err};
 	int r = load_root(&ld, root);
@@ -624,13 +624,13 @@ int config_read_file_fd(const char *path, int *fd, char **text, size_t *len, str
 	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	int r = *fd < 0 ? -errno : read_fd(*fd, CONFIG_MAX_BYTES, text, len);
 	if (r == -EFBIG)
-		return error_set(err, EXIT_USAGE, "loading config from %s: larger than %d bytes",
+		return error_set(err, ERROR_CONFIG, "loading config from %s: larger than %d bytes",
 				 path, CONFIG_MAX_BYTES);
 	if (r == -EINVAL)
-		return error_set(err, EXIT_USAGE, "loading config from %s: not a regular file",
+		return error_set(err, ERROR_CONFIG, "loading config from %s: not a regular file",
 				 path);
 	if (r < 0)
-		return error_errno(err, EXIT_USAGE, -r, "loading config from %s", path);
+		return error_errno(err, ERROR_CONFIG, -r, "loading config from %s", path);
 	return 0;
 }
 
@@ -652,7 +652,7 @@ int config_find(const char *dir, const char *stem, char **found, struct error *e
 	bool has_jsonc = lstat(jsonc, &st) == 0;
 	*found = NULL;
 	if (has_json && has_jsonc) {
-		error_set(err, EXIT_USAGE, "both %s and %s exist; keep one of them", json, jsonc);
+		error_set(err, ERROR_CONFIG, "both %s and %s exist; keep one of them", json, jsonc);
 		error_hint(err, "merge them into %s and remove %s", jsonc, json);
 		return -1;
 	}

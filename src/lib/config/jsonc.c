@@ -154,7 +154,7 @@ static int fail_at(struct scanner *s, size_t off, const char *fmt, ...)
 	_cleanup_free_ char *what = xvasprintf(fmt, ap);
 	va_end(ap);
 	struct jsonc_pos pos = pos_at(s->text, off);
-	return error_set(s->err, EXIT_USAGE, "%u:%u: %s", pos.line, pos.column, what);
+	return error_set(s->err, ERROR_CONFIG, "%u:%u: %s", pos.line, pos.column, what);
 }
 
 static int fail_nul(struct scanner *s, size_t off)
@@ -807,7 +807,7 @@ static int build_values(struct scanner *s, struct json_object **value)
 
 static int fail_mismatch(struct scanner *s)
 {
-	return error_set(s->err, EXIT_USAGE,
+	return error_set(s->err, ERROR_CONFIG,
 			 "1:1: internal error: json-c read the document differently from the "
 			 "scanner");
 }
@@ -855,7 +855,7 @@ int jsonc_parse(const char *text, size_t len, struct json_object **root, struct 
 	/* json-c takes an int length (plus our NUL); the bound also keeps
 	 * every line and column number within an unsigned. */
 	if (len >= INT_MAX)
-		return error_set(err, EXIT_USAGE, "1:1: document is too large (%zu bytes)", len);
+		return error_set(err, ERROR_CONFIG, "1:1: document is too large (%zu bytes)", len);
 
 	_cleanup_(scanner_release) struct scanner s = {
 	    .text = (const unsigned char *)text,

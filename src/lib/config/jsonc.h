@@ -22,7 +22,7 @@ struct jsonc_pos {
 /* Parses text (not necessarily NUL-terminated). On success *root is a new
  * reference (release with json_object_put) carrying the position index. On
  * failure err->msg is "LINE:COLUMN: what was expected" and err->code is
- * EXIT_USAGE; the caller puts the file name in front. */
+ * ERROR_CONFIG; the caller puts the file name in front. */
 int jsonc_parse(const char *text, size_t len, struct json_object **root, struct error *err);
 
 /* Where member `key` of object `obj` (a value from jsonc_parse) starts: its

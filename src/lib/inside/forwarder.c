@@ -74,7 +74,7 @@ int forwarder_start(struct forwarder **out, const char *spec, struct error *err)
 	struct forwarder *fw = xcalloc(1, sizeof(*fw));
 	fw->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (fw->epfd < 0)
-		return error_errno(err, EXIT_SETUP, errno, "epoll_create1");
+		return error_errno(err, ERROR_SETUP, errno, "epoll_create1");
 	_cleanup_free_ char *copy = xstrdup(spec);
 	char *save = NULL;
 	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
@@ -82,15 +82,15 @@ int forwarder_start(struct forwarder **out, const char *spec, struct error *err)
 		char *end = NULL;
 		long port = colon ? strtol(colon + 1, &end, 10) : 0;
 		if (!colon || !end || *end || port < 1 || port > 65535)
-			return error_set(err, EXIT_SETUP, "invalid forward \"%s\"", item);
+			return error_set(err, ERROR_SETUP, "invalid forward \"%s\"", item);
 		*colon = '\0';
 		bool localhost = !strcmp(item, "localhost");
 		if (!localhost && strcmp(item, "proxy"))
-			return error_set(err, EXIT_SETUP, "invalid forward kind \"%s\"", item);
+			return error_set(err, ERROR_SETUP, "invalid forward kind \"%s\"", item);
 		int fd;
 		int r = listen_on(AF_INET, (unsigned)port, &fd);
 		if (r < 0)
-			return error_errno(err, EXIT_SETUP, -r, "listening on 127.0.0.1 port %ld",
+			return error_errno(err, ERROR_SETUP, -r, "listening on 127.0.0.1 port %ld",
 					   port);
 		add_listener(fw, fd, (unsigned)port, localhost);
 		/* Clients that try ::1 first (for "localhost") find it too;
@@ -102,7 +102,7 @@ int forwarder_start(struct forwarder **out, const char *spec, struct error *err)
 		/* After the last add_listener: the array no longer moves. */
 		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &fw->listeners[i]};
 		if (epoll_ctl(fw->epfd, EPOLL_CTL_ADD, fw->listeners[i].fd, &ev) < 0)
-			return error_errno(err, EXIT_SETUP, errno, "watching port %u",
+			return error_errno(err, ERROR_SETUP, errno, "watching port %u",
 					   fw->listeners[i].port);
 	}
 	*out = fw;

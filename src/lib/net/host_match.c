@@ -91,18 +91,18 @@ int host_pattern_validate(const char *pattern, struct error *err)
 	if (!strncmp(pattern, "*.", 2))
 		rest = pattern + 2;
 	if (strchr(rest, '*'))
-		return error_set(err, EXIT_USAGE,
+		return error_set(err, ERROR_CONFIG,
 				 "host pattern \"%s\": \"*\" may only stand alone or as the first "
 				 "label (\"*.example.com\")",
 				 pattern);
 	_cleanup_free_ char *norm = host_normalize(rest, strlen(rest));
 	if (!norm)
-		return error_set(err, EXIT_USAGE,
+		return error_set(err, ERROR_CONFIG,
 				 "host pattern \"%s\" is not a host name, \"*.name\" or an IP "
 				 "address",
 				 pattern);
 	if (rest != pattern && host_is_ip_literal(norm))
-		return error_set(err, EXIT_USAGE,
+		return error_set(err, ERROR_CONFIG,
 				 "host pattern \"%s\": a wildcard cannot apply to an IP address",
 				 pattern);
 	return 0;

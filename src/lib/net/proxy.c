@@ -817,7 +817,7 @@ int proxy_start(struct proxy **out, const struct proxy_options *opt, struct erro
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	if (strlen(opt->socket_path) >= sizeof(addr.sun_path))
-		return error_set(err, EXIT_SETUP,
+		return error_set(err, ERROR_SETUP,
 				 "the proxy socket path %s is longer than a unix socket allows",
 				 opt->socket_path);
 	strcpy(addr.sun_path, opt->socket_path);
@@ -839,13 +839,13 @@ int proxy_start(struct proxy **out, const struct proxy_options *opt, struct erro
 	if (p->epfd < 0 || p->listener.fd < 0 || p->timer.fd < 0) {
 		int e = errno;
 		proxy_free(p);
-		return error_errno(err, EXIT_SETUP, e, "starting the network proxy");
+		return error_errno(err, ERROR_SETUP, e, "starting the network proxy");
 	}
 	if (bind(p->listener.fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
 	    listen(p->listener.fd, SOMAXCONN) < 0) {
 		int e = errno;
 		proxy_free(p);
-		return error_errno(err, EXIT_SETUP, e, "listening on %s", opt->socket_path);
+		return error_errno(err, ERROR_SETUP, e, "listening on %s", opt->socket_path);
 	}
 	p->socket_path = xstrdup(opt->socket_path);
 	ep_update(p, &p->listener, EPOLLIN);

@@ -99,7 +99,7 @@ int resolver_new(struct resolver **out, unsigned threads, struct error *err)
 		int e = errno;
 		pthread_mutex_lock(&r->lock);
 		drop_ref(r);
-		return error_errno(err, EXIT_SETUP, e, "creating the resolver's eventfd");
+		return error_errno(err, ERROR_SETUP, e, "creating the resolver's eventfd");
 	}
 	/* Workers block every signal: the supervisor takes them through its
 	 * signalfd, which only works while no thread accepts them. */
@@ -124,7 +124,7 @@ int resolver_new(struct resolver **out, unsigned threads, struct error *err)
 			if (i == 0) {
 				pthread_sigmask(SIG_SETMASK, &old, NULL);
 				resolver_free(r);
-				return error_errno(err, EXIT_SETUP, e,
+				return error_errno(err, ERROR_SETUP, e,
 						   "starting a resolver thread");
 			}
 			break;

@@ -52,7 +52,8 @@ int agent_state_seed_claude(const char *home, struct error *err)
 	_cleanup_free_ char *source = xasprintf("%s/.claude.json", home);
 	_cleanup_close_ int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
-		return errno == ENOENT ? 0 : error_errno(err, EXIT_SETUP, errno, "opening %s", dir);
+		return errno == ENOENT ? 0
+				       : error_errno(err, ERROR_SETUP, errno, "opening %s", dir);
 
 	/* Whatever is there, even a symlink the agent planted, is the
 	 * sandbox's own: it is never followed or replaced. */
@@ -60,7 +61,7 @@ int agent_state_seed_claude(const char *home, struct error *err)
 	if (fstatat(dirfd, ".claude.json", &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0;
 	if (errno != ENOENT)
-		return error_errno(err, EXIT_SETUP, errno, "checking %s/.claude.json", dir);
+		return error_errno(err, ERROR_SETUP, errno, "checking %s/.claude.json", dir);
 
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
@@ -68,26 +69,26 @@ int agent_state_seed_claude(const char *home, struct error *err)
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
-		return error_errno(err, EXIT_SETUP, -r, "reading %s", source);
+		return error_errno(err, ERROR_SETUP, -r, "reading %s", source);
 
 	/* An unnamed file, linked in only once complete: a Claude Code
 	 * starting meanwhile sees no file or the whole one, and a name
 	 * that appeared in between is left alone (EEXIST). */
 	_cleanup_close_ int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return error_errno(err, EXIT_SETUP, errno, "creating a file in %s", dir);
+		return error_errno(err, ERROR_SETUP, errno, "creating a file in %s", dir);
 	if ((r = write_all(fd, text, len)) < 0)
-		return error_errno(err, EXIT_SETUP, -r, "writing %s/.claude.json", dir);
+		return error_errno(err, ERROR_SETUP, -r, "writing %s/.claude.json", dir);
 	if (fsync(fd) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "writing %s/.claude.json", dir);
+		return error_errno(err, ERROR_SETUP, errno, "writing %s/.claude.json", dir);
 	char proc_path[64];
 	int n = snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
 	if (n < 0 || (size_t)n >= sizeof(proc_path))
-		return error_set(err, EXIT_SETUP, "naming descriptor %d", fd);
+		return error_set(err, ERROR_SETUP, "naming descriptor %d", fd);
 	if (linkat(AT_FDCWD, proc_path, dirfd, ".claude.json", AT_SYMLINK_FOLLOW) < 0)
 		return errno == EEXIST
 			   ? 0
-			   : error_errno(err, EXIT_SETUP, errno, "linking %s/.claude.json", dir);
+			   : error_errno(err, ERROR_SETUP, errno, "linking %s/.claude.json", dir);
 	return 1;
 }
 
@@ -96,10 +97,12 @@ static int make_dir_in(const char *dir, const char *name, struct error *err)
 {
 	_cleanup_close_ int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
-		return errno == ENOENT ? 0 : error_errno(err, EXIT_SETUP, errno, "opening %s", dir);
+		return errno == ENOENT ? 0
+				       : error_errno(err, ERROR_SETUP, errno, "opening %s", dir);
 	if (mkdirat(dirfd, name, 0700) == 0)
 		return 1;
-	return errno == EEXIST ? 0 : error_errno(err, EXIT_SETUP, errno, "making %s/%s", dir, name);
+	return errno == EEXIST ? 0
+			       : error_errno(err, ERROR_SETUP, errno, "making %s/%s", dir, name);
 }
 
 int agent_state_make_sourced_dirs(const char *home, const char *claude_dir, struct error *err)

@@ -18,15 +18,15 @@ static inline unsigned char fold(unsigned char c, bool ignore_case)
 int name_pattern_validate(const char *text, struct error *err)
 {
 	if (!*text)
-		return error_set(err, EXIT_USAGE, "empty pattern");
+		return error_set(err, ERROR_CONFIG, "empty pattern");
 	if (strchr(text, '/'))
-		return error_set(err, EXIT_USAGE,
+		return error_set(err, ERROR_CONFIG,
 				 "invalid pattern \"%s\": patterns match single names, so they "
 				 "cannot contain \"/\"",
 				 text);
 	_cleanup_error_ struct error perr = ERROR_INIT;
 	if (pattern_validate(text, &perr) < 0)
-		return error_set(err, EXIT_USAGE, "%s", perr.msg);
+		return error_set(err, ERROR_CONFIG, "%s", perr.msg);
 	return 0;
 }
 

@@ -43,15 +43,15 @@ int path_expand(const char *text, const char *home, const char *cwd, char **out,
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 
 	if (!*text)
-		return error_set(err, EXIT_USAGE, "empty path");
+		return error_set(err, ERROR_CONFIG, "empty path");
 	if (text[0] == '~') {
 		if (text[1] && text[1] != '/')
-			return error_set(err, EXIT_USAGE,
+			return error_set(err, ERROR_CONFIG,
 					 "\"%s\": only \"~\" and \"~/...\" are supported, not "
 					 "\"~user\"",
 					 text);
 		if (!home)
-			return error_set(err, EXIT_USAGE,
+			return error_set(err, ERROR_CONFIG,
 					 "\"%s\": the home directory is not known (HOME is unset)",
 					 text);
 		append_normalized(&sb, home, true);

@@ -43,18 +43,18 @@ static size_t class_end(const char *p)
 int pattern_validate(const char *pattern, struct error *err)
 {
 	if (!*pattern)
-		return error_set(err, EXIT_USAGE, "empty path");
+		return error_set(err, ERROR_CONFIG, "empty path");
 	for (size_t i = 0; pattern[i];) {
 		char c = pattern[i];
 		if (c == '\\') {
 			if (!pattern[i + 1])
-				return error_set(err, EXIT_USAGE,
+				return error_set(err, ERROR_CONFIG,
 						 "invalid glob \"%s\": trailing backslash",
 						 pattern);
 			i += 2;
 		} else if (c == '*' && pattern[i + 1] == '*') {
 			return error_set(
-			    err, EXIT_USAGE,
+			    err, ERROR_CONFIG,
 			    "invalid glob \"%s\": \"**\" is not supported (globs match "
 			    "within one path segment: use \"*\" per segment)",
 			    pattern);
@@ -62,7 +62,7 @@ int pattern_validate(const char *pattern, struct error *err)
 			size_t end = class_end(pattern + i);
 			if (!end)
 				return error_set(
-				    err, EXIT_USAGE,
+				    err, ERROR_CONFIG,
 				    "invalid glob \"%s\": \"[\" at offset %zu is not "
 				    "closed by \"]\" within its path segment (write \"\\[\" "
 				    "for a literal bracket)",

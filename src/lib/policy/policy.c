@@ -93,7 +93,7 @@ static int rule_error(struct error *err, const struct rule *rule, const char *fm
 	va_start(ap, fmt);
 	_cleanup_free_ char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	return error_set(err, EXIT_USAGE, "%s rule \"%s\" (from %s): %s",
+	return error_set(err, ERROR_DENIED, "%s rule \"%s\" (from %s): %s",
 			 access_level_name(rule->level), rule->pattern, rule->origin, msg);
 }
 
@@ -330,7 +330,7 @@ static int check_working_directory(const struct policy *p, const char *cwd, stru
 			e = above;
 	}
 	if (e && e->level == ACCESS_EXCLUDE) {
-		error_set(err, EXIT_USAGE,
+		error_set(err, ERROR_DENIED,
 			  "the working directory %s is inside %s, which is excluded by \"%s\" "
 			  "(from %s)",
 			  cwd, e->path, e->rule->pattern, e->rule->origin);
@@ -338,7 +338,7 @@ static int check_working_directory(const struct policy *p, const char *cwd, stru
 		return -1;
 	}
 	if (!e && policy_base_for(cwd)->kind != BASE_HOST_ROOT) {
-		error_set(err, EXIT_USAGE,
+		error_set(err, ERROR_DENIED,
 			  "the working directory %s is under %s, which is private in the "
 			  "sandbox, and no rule makes it visible",
 			  cwd, policy_base_for(cwd)->path);

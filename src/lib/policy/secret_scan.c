@@ -120,7 +120,7 @@ static int walk(struct walker *w, int dirfd, size_t depth)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return error_errno(w->err, EXIT_SETUP, errno, "scanning %s for secrets",
+			return error_errno(w->err, ERROR_SETUP, errno, "scanning %s for secrets",
 					   w->path.buf);
 		if (n == 0)
 			return 0;
@@ -166,7 +166,7 @@ static int walk(struct walker *w, int dirfd, size_t depth)
 				/* Unreadable, or gone or replaced since we listed it. */
 				w->out->unreadable++;
 			} else if (fd < 0) {
-				return error_errno(w->err, EXIT_SETUP, errno,
+				return error_errno(w->err, ERROR_SETUP, errno,
 						   "scanning %s for secrets", w->path.buf);
 			} else if (walk(w, fd, depth + 1) < 0) {
 				return -1;
@@ -182,7 +182,7 @@ int secret_scan(const char *root, const struct secret_scan_options *opts,
 	*out = (struct secret_scan_result){.git_entries = STRV_INIT};
 	_cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return error_errno(err, EXIT_SETUP, errno, "scanning %s for secrets", root);
+		return error_errno(err, ERROR_SETUP, errno, "scanning %s for secrets", root);
 	struct walker w = {.opts = opts, .out = out, .path = STRBUF_INIT, .err = err};
 	strbuf_addstr(&w.path, root);
 	int r = walk(&w, fd, 0);

@@ -372,7 +372,7 @@ static int key_for(const char *file, char **key, struct error *err)
 	_cleanup_free_ char *resolved = NULL;
 	int r = path_resolve(dir, &resolved, NULL, NULL);
 	if (r < 0)
-		return error_errno(err, EXIT_USAGE, -r, "resolving the directory of %s", file);
+		return error_errno(err, ERROR_USAGE, -r, "resolving the directory of %s", file);
 	*key = xasprintf("%s%s%s", resolved, strcmp(resolved, "/") ? "/" : "", name);
 	return 0;
 }
@@ -382,7 +382,7 @@ static int identify(int fd, const char *file, struct trust_identity *id, struct 
 	struct statx stx;
 	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BASIC_STATS | STATX_BTIME,
 		  &stx) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "reading the identity of %s", file);
+		return error_errno(err, ERROR_SETUP, errno, "reading the identity of %s", file);
 	bool born = stx.stx_mask & STATX_BTIME;
 	int generation = 0;
 	if (ioctl(fd, FS_IOC_GETVERSION, &generation) < 0)
@@ -686,7 +686,7 @@ int trust_withdraw(struct trust_check *tc, const char *store_dir, struct error *
 		return 0;
 	_cleanup_free_ char *path = record_path(store_dir, tc->key_path);
 	if (unlink(path) < 0 && errno != ENOENT)
-		return error_errno(err, EXIT_SETUP, errno,
+		return error_errno(err, ERROR_SETUP, errno,
 				   "withdrawing the approval of %s (%s): removing %s",
 				   tc->stale_file, tc->stale, path);
 	tc->withdrawn = true;
@@ -725,7 +725,7 @@ int trust_refuse(const struct trust_check *tc, struct error *err)
 			? "it is not the file that was approved: it was replaced or re-created "
 			  "since (that withdraws an approval, even for the same bytes)"
 			: "this content has not been approved");
-	error_set(err, EXIT_USAGE, "%s", sb.buf);
+	error_set(err, ERROR_DENIED, "%s", sb.buf);
 	for (size_t i = 0; i < tc->loosenings.len; i++)
 		error_add_line(err, "%s", tc->loosenings.items[i]);
 	_cleanup_free_ char *quoted = shell_quote(tc->file);
@@ -827,19 +827,19 @@ static int store_record(const char *store_dir, const char *key_path, const char 
 	_cleanup_close_ int fd =
 	    open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return error_errno(err, EXIT_SETUP, errno, "creating %s", tmp);
+		return error_errno(err, ERROR_SETUP, errno, "creating %s", tmp);
 	_cleanup_free_ char *record = record_format(digest, id, key_path);
 	int r = write_all(fd, record, strlen(record));
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (r < 0) {
 		unlink(tmp);
-		return error_errno(err, EXIT_SETUP, -r, "writing %s", tmp);
+		return error_errno(err, ERROR_SETUP, -r, "writing %s", tmp);
 	}
 	if (rename(tmp, final) < 0) {
 		int e = errno;
 		unlink(tmp);
-		return error_errno(err, EXIT_SETUP, e, "renaming %s to %s", tmp, final);
+		return error_errno(err, ERROR_SETUP, e, "renaming %s to %s", tmp, final);
 	}
 	return 0;
 }
@@ -848,13 +848,13 @@ static int find_config(const char *arg, char **file, struct error *err)
 {
 	_cleanup_free_ char *here = getcwd(NULL, 0);
 	if (!here)
-		return error_errno(err, EXIT_SETUP, errno, "reading the working directory");
+		return error_errno(err, ERROR_SETUP, errno, "reading the working directory");
 	_cleanup_free_ char *target = !arg	      ? xstrdup(here)
 				      : arg[0] == '/' ? xstrdup(arg)
 						      : xasprintf("%s/%s", here, arg);
 	struct stat st;
 	if (stat(target, &st) < 0)
-		return error_errno(err, EXIT_USAGE, errno, "trust %s", arg ? arg : here);
+		return error_errno(err, ERROR_USAGE, errno, "trust %s", arg ? arg : here);
 	if (!S_ISDIR(st.st_mode)) {
 		*file = steal_ptr(&target);
 		return 0;
@@ -862,7 +862,7 @@ static int find_config(const char *arg, char **file, struct error *err)
 	if (config_find(target, ".agent-sandbox", file, err) < 0)
 		return -1;
 	if (!*file) {
-		error_set(err, EXIT_USAGE,
+		error_set(err, ERROR_USAGE,
 			  "trust: no .agent-sandbox.json or .agent-sandbox.jsonc in %s", target);
 		error_hint(err, "name the config file: agent-sandbox trust PATH");
 		return -1;
@@ -873,7 +873,7 @@ static int find_config(const char *arg, char **file, struct error *err)
 int trust_command(const char *arg, char *const *envp, int out, struct error *err)
 {
 	if (inside_sandbox()) {
-		error_set(err, EXIT_USAGE,
+		error_set(err, ERROR_USAGE,
 			  "trust: refused inside a sandbox: only the user, outside it, can approve "
 			  "a config");
 		error_hint(err, "run agent-sandbox trust in a terminal outside the sandbox");
@@ -899,7 +899,7 @@ int trust_command(const char *arg, char *const *envp, int out, struct error *err
 	const char *home = env_get(envp, "HOME");
 	_cleanup_free_ char *store = trust_store_dir(envp, home && home[0] == '/' ? home : NULL);
 	if (!store)
-		return error_set(err, EXIT_SETUP,
+		return error_set(err, ERROR_SETUP,
 				 "trust: cannot locate the trust store: neither XDG_STATE_HOME nor "
 				 "HOME is set");
 	_cleanup_free_ char *key = NULL;

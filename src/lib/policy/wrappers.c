@@ -77,15 +77,15 @@ static int check_script(const struct wrapper_input *in, struct wrapper *w, struc
 	struct stat st;
 	int r = path_resolve_stat(abs, &w->script, NULL, &st);
 	if (r < 0)
-		return error_errno(err, EXIT_USAGE, -r, "commands \"%s\" (%s): wrapper script %s",
+		return error_errno(err, ERROR_CONFIG, -r, "commands \"%s\" (%s): wrapper script %s",
 				   c->name, c->origin, abs);
 	file_id_from_stat(&st, &w->script_id);
 	if (!S_ISREG(st.st_mode))
-		return error_set(err, EXIT_USAGE,
+		return error_set(err, ERROR_CONFIG,
 				 "commands \"%s\" (%s): wrapper script %s is not a regular file",
 				 c->name, c->origin, abs);
 	if (access(w->script, X_OK) < 0) {
-		error_set(err, EXIT_USAGE,
+		error_set(err, ERROR_CONFIG,
 			  "commands \"%s\" (%s): wrapper script %s is not executable", c->name,
 			  c->origin, abs);
 		error_hint(err, "chmod +x %s", abs);

@@ -295,19 +295,19 @@ static int open_quarantine(struct guard *g, struct error *err)
 	if (g->quarantine_fd >= 0)
 		return 0;
 	if (!g->quarantine_base)
-		return error_set(err, EXIT_SETUP, "no quarantine directory (no state directory)");
+		return error_set(err, ERROR_SETUP, "no quarantine directory (no state directory)");
 	if (mkdir(g->quarantine_base, 0700) < 0 && errno != EEXIST)
-		return error_errno(err, EXIT_SETUP, errno, "creating %s", g->quarantine_base);
+		return error_errno(err, ERROR_SETUP, errno, "creating %s", g->quarantine_base);
 	_cleanup_close_ int base =
 	    open(g->quarantine_base, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (base < 0)
-		return error_errno(err, EXIT_SETUP, errno, "opening %s", g->quarantine_base);
+		return error_errno(err, ERROR_SETUP, errno, "opening %s", g->quarantine_base);
 	if (mkdirat(base, g->session, 0700) < 0 && errno != EEXIST)
-		return error_errno(err, EXIT_SETUP, errno, "creating %s/%s", g->quarantine_base,
+		return error_errno(err, ERROR_SETUP, errno, "creating %s/%s", g->quarantine_base,
 				   g->session);
 	g->quarantine_fd = openat(base, g->session, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (g->quarantine_fd < 0)
-		return error_errno(err, EXIT_SETUP, errno, "opening %s/%s", g->quarantine_base,
+		return error_errno(err, ERROR_SETUP, errno, "opening %s/%s", g->quarantine_base,
 				   g->session);
 	g->quarantine_dir = xasprintf("%s/%s", g->quarantine_base, g->session);
 	return 0;
@@ -613,7 +613,7 @@ int guard_start(struct guard **out, const struct guard_plan *plan, const struct 
 	    timerfd_settime(g->timer_fd, 0, &tick, NULL) < 0 ||
 	    epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, g->inotify_fd, &ev) < 0 ||
 	    epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, g->timer_fd, &ev) < 0) {
-		error_errno(err, EXIT_SETUP, errno, "setting up the guard's watches");
+		error_errno(err, ERROR_SETUP, errno, "setting up the guard's watches");
 		guard_free(g);
 		return -1;
 	}
@@ -638,7 +638,7 @@ int guard_start(struct guard **out, const struct guard_plan *plan, const struct 
 	}
 	check_all(g);
 	if (g->stop_reason) {
-		error_set(err, EXIT_SETUP, "the guard %s", g->stop_reason);
+		error_set(err, ERROR_SETUP, "the guard %s", g->stop_reason);
 		error_hint(err, "raise the limit: sudo sysctl fs.inotify.max_user_watches=524288");
 		guard_free(g);
 		return -1;

@@ -21,7 +21,7 @@ static void add_writable(struct layers *l, const struct policy *policy)
 
 static int refuse(const char *what, struct error *err)
 {
-	error_set(err, EXIT_SETUP, "%s; refusing to run with less protection than configured",
+	error_set(err, ERROR_SETUP, "%s; refusing to run with less protection than configured",
 		  what);
 	error_hint(err, "use a kernel with Landlock (5.13 or later for files, 6.7 or later for "
 			"TCP; built with CONFIG_SECURITY_LANDLOCK=y and \"landlock\" in the lsm= "

@@ -95,11 +95,11 @@ static int allow_path(int ruleset, const char *path, uint64_t handled, struct er
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
-		return error_errno(err, EXIT_SETUP, errno, "landlock: opening %s", path);
+		return error_errno(err, ERROR_SETUP, errno, "landlock: opening %s", path);
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "landlock: %s", path);
+		return error_errno(err, ERROR_SETUP, errno, "landlock: %s", path);
 	uint64_t allowed = handled;
 	if (!S_ISDIR(st.st_mode))
 		allowed &= FS_FILE_RIGHTS;
@@ -109,7 +109,7 @@ static int allow_path(int ruleset, const char *path, uint64_t handled, struct er
 		allowed &= FS_FILE_RIGHTS & ~FS_IOCTL_DEV;
 	struct path_beneath_attr rule = {.allowed_access = allowed, .parent_fd = fd};
 	if (syscall(__NR_landlock_add_rule, ruleset, RULE_PATH_BENEATH, &rule, 0) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "landlock: allowing writes beneath %s",
+		return error_errno(err, ERROR_SETUP, errno, "landlock: allowing writes beneath %s",
 				   path);
 	return 0;
 }
@@ -118,10 +118,11 @@ int landlock_apply(const struct landlock_plan *plan, struct error *err)
 {
 	int abi = landlock_abi();
 	if (abi < LANDLOCK_ABI_FS)
-		return error_set(err, EXIT_SETUP, "landlock: the kernel does not support it");
+		return error_set(err, ERROR_SETUP, "landlock: the kernel does not support it");
 	if (plan->restrict_tcp && abi < LANDLOCK_ABI_NET)
-		return error_set(err, EXIT_SETUP, "landlock: ABI %d cannot restrict TCP (needs %d)",
-				 abi, LANDLOCK_ABI_NET);
+		return error_set(err, ERROR_SETUP,
+				 "landlock: ABI %d cannot restrict TCP (needs %d)", abi,
+				 LANDLOCK_ABI_NET);
 
 	struct ruleset_attr attr = {.handled_access_fs = handled_fs(abi)};
 	if (plan->restrict_tcp)
@@ -130,7 +131,7 @@ int landlock_apply(const struct landlock_plan *plan, struct error *err)
 	size_t size = abi >= LANDLOCK_ABI_NET ? sizeof(attr) : sizeof(attr.handled_access_fs);
 	_cleanup_close_ int ruleset = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
 	if (ruleset < 0)
-		return error_errno(err, EXIT_SETUP, errno, "landlock: creating the ruleset");
+		return error_errno(err, ERROR_SETUP, errno, "landlock: creating the ruleset");
 
 	for (size_t i = 0; i < plan->writable_len; i++)
 		if (allow_path(ruleset, plan->writable[i], attr.handled_access_fs, err) < 0)
@@ -139,12 +140,12 @@ int landlock_apply(const struct landlock_plan *plan, struct error *err)
 		struct net_port_attr rule = {.allowed_access = NET_CONNECT_TCP,
 					     .port = plan->tcp_connect[i]};
 		if (syscall(__NR_landlock_add_rule, ruleset, RULE_NET_PORT, &rule, 0) < 0)
-			return error_errno(err, EXIT_SETUP, errno, "landlock: allowing TCP port %u",
-					   plan->tcp_connect[i]);
+			return error_errno(err, ERROR_SETUP, errno,
+					   "landlock: allowing TCP port %u", plan->tcp_connect[i]);
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "setting no_new_privs");
+		return error_errno(err, ERROR_SETUP, errno, "setting no_new_privs");
 	if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "landlock: restricting the command");
+		return error_errno(err, ERROR_SETUP, errno, "landlock: restricting the command");
 	return 0;
 }

@@ -160,11 +160,11 @@ int mount_plan_decode(const void *data, size_t len, struct mount_plan *out, stru
 	*out = (struct mount_plan){0};
 	uint32_t count;
 	if (len < PLAN_MAGIC_LEN + sizeof(count) || memcmp(at, PLAN_MAGIC, PLAN_MAGIC_LEN))
-		return error_set(err, EXIT_SETUP, "the mount plan has no valid header");
+		return error_set(err, ERROR_SETUP, "the mount plan has no valid header");
 	memcpy(&count, at + PLAN_MAGIC_LEN, sizeof(count));
 	at += PLAN_MAGIC_LEN + sizeof(count);
 	if (count > (size_t)(end - at) / sizeof(struct record))
-		return error_set(err, EXIT_SETUP, "the mount plan is truncated");
+		return error_set(err, ERROR_SETUP, "the mount plan is truncated");
 	for (uint32_t i = 0; i < count; i++) {
 		struct record r;
 		if ((size_t)(end - at) < sizeof(r))
@@ -177,8 +177,8 @@ int mount_plan_decode(const void *data, size_t len, struct mount_plan *out, stru
 		    (r.flags & ~(MOUNT_READ_ONLY | MOUNT_OPTIONAL | MOUNT_TRY)) || r.reserved ||
 		    r.reserved2 || at[0] != '/' || memchr(at, '\0', r.path_len)) {
 			mount_plan_release(out);
-			return error_set(err, EXIT_SETUP, "the mount plan's record %u is malformed",
-					 i);
+			return error_set(err, ERROR_SETUP,
+					 "the mount plan's record %u is malformed", i);
 		}
 		append(out, &(struct mount_expectation){
 				.path = xstrndup((const char *)at, r.path_len),
@@ -193,20 +193,20 @@ int mount_plan_decode(const void *data, size_t len, struct mount_plan *out, stru
 	}
 	if (at != end) {
 		mount_plan_release(out);
-		return error_set(err, EXIT_SETUP, "the mount plan has trailing bytes");
+		return error_set(err, ERROR_SETUP, "the mount plan has trailing bytes");
 	}
 	return 0;
 
 truncated:
 	mount_plan_release(out);
-	return error_set(err, EXIT_SETUP, "the mount plan is truncated");
+	return error_set(err, ERROR_SETUP, "the mount plan is truncated");
 }
 
 int mount_plan_memfd_create(struct error *err)
 {
 	int fd = memfd_create("agent-sandbox-mounts", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
-		return error_errno(err, EXIT_SETUP, errno, "creating a memfd for the mount plan");
+		return error_errno(err, ERROR_SETUP, errno, "creating a memfd for the mount plan");
 	return fd;
 }
 
@@ -218,9 +218,9 @@ int mount_plan_memfd_seal(int fd, const struct mount_plan *p, struct error *err)
 	mount_plan_encode(p, &sb);
 	int r = write_all(fd, sb.buf, sb.len);
 	if (r < 0)
-		return error_errno(err, EXIT_SETUP, -r, "writing the mount plan");
+		return error_errno(err, ERROR_SETUP, -r, "writing the mount plan");
 	if (fcntl(fd, F_ADD_SEALS, PLAN_SEALS) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "sealing the mount plan");
+		return error_errno(err, ERROR_SETUP, errno, "sealing the mount plan");
 	return 0;
 }
 
@@ -230,14 +230,14 @@ int mount_plan_read_fd(int fd, struct mount_plan *out, struct error *err)
 	 * the descriptor. */
 	int seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0)
-		return error_errno(err, EXIT_SETUP, errno, "the mount plan (fd %d)", fd);
+		return error_errno(err, ERROR_SETUP, errno, "the mount plan (fd %d)", fd);
 	if ((seals & PLAN_SEALS) != PLAN_SEALS)
-		return error_set(err, EXIT_SETUP, "the mount plan (fd %d) is not sealed", fd);
+		return error_set(err, ERROR_SETUP, "the mount plan (fd %d) is not sealed", fd);
 	struct stat st;
 	if (fstat(fd, &st) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "the mount plan (fd %d)", fd);
+		return error_errno(err, ERROR_SETUP, errno, "the mount plan (fd %d)", fd);
 	if (st.st_size < 0 || (uint64_t)st.st_size > PLAN_MAX_BYTES)
-		return error_set(err, EXIT_SETUP, "the mount plan is too large");
+		return error_set(err, ERROR_SETUP, "the mount plan is too large");
 	size_t len = (size_t)st.st_size;
 	_cleanup_free_ char *buf = xmalloc(len ? len : 1);
 	for (size_t done = 0; done < len;) {
@@ -245,7 +245,7 @@ int mount_plan_read_fd(int fd, struct mount_plan *out, struct error *err)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return error_errno(err, EXIT_SETUP, n < 0 ? errno : EIO,
+			return error_errno(err, ERROR_SETUP, n < 0 ? errno : EIO,
 					   "reading the mount plan");
 		done += (size_t)n;
 	}
@@ -313,7 +313,7 @@ static int differs(struct error *err, const struct mount_expectation *e, const c
 	va_start(ap, fmt);
 	_cleanup_free_ char *what = xvasprintf(fmt, ap);
 	va_end(ap);
-	error_set(err, EXIT_SETUP,
+	error_set(err, ERROR_SETUP,
 		  "mount check failed at %s: %s; it changed between the policy and the mount, "
 		  "so nothing was run",
 		  e->path, what);

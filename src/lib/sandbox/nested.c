@@ -70,7 +70,7 @@ static const char *origin(const struct access_entry *e)
 
 static int refuse(struct error *err, const char *what, const char *hint)
 {
-	error_set(err, EXIT_USAGE, "inside a sandbox, %s", what);
+	error_set(err, ERROR_DENIED, "inside a sandbox, %s", what);
 	if (hint)
 		error_hint(err, "%s", hint);
 	return -1;
@@ -235,7 +235,7 @@ int nested_run(struct session *s, const struct cli *cli, const struct layers *la
 	}
 
 	if (chdir(s->cwd) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "changing to %s", s->cwd);
+		return error_errno(err, ERROR_SETUP, errno, "changing to %s", s->cwd);
 	if (layers->landlock_fs) {
 		struct landlock_plan plan = {.writable = writable.items,
 					     .writable_len = writable.len};

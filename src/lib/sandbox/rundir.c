@@ -18,12 +18,12 @@
 static int ensure_private_dir(const char *path, struct error *err)
 {
 	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return error_errno(err, EXIT_SETUP, errno, "creating %s", path);
+		return error_errno(err, ERROR_SETUP, errno, "creating %s", path);
 	struct stat st;
 	if (lstat(path, &st) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "checking %s", path);
+		return error_errno(err, ERROR_SETUP, errno, "checking %s", path);
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
-		return error_set(err, EXIT_SETUP,
+		return error_set(err, ERROR_SETUP,
 				 "refusing to use %s: it must be a directory owned by uid %u with "
 				 "mode 0700",
 				 path, (unsigned)geteuid());
@@ -59,25 +59,25 @@ int rundir_empty_file(const char *xdg_runtime_dir, char **out, struct error *err
 		if (fd >= 0) {
 			struct stat st;
 			if (fstat(fd, &st) < 0)
-				return error_errno(err, EXIT_SETUP, errno, "checking %s", path);
+				return error_errno(err, ERROR_SETUP, errno, "checking %s", path);
 			if (S_ISREG(st.st_mode) && st.st_size == 0 && st.st_uid == geteuid() &&
 			    !(st.st_mode & 0222)) {
 				*out = steal_ptr(&path);
 				return 0;
 			}
 			if (unlink(path) < 0)
-				return error_errno(err, EXIT_SETUP, errno, "replacing %s", path);
+				return error_errno(err, ERROR_SETUP, errno, "replacing %s", path);
 		} else if (errno != ENOENT && errno != ELOOP) {
-			return error_errno(err, EXIT_SETUP, errno, "opening %s", path);
+			return error_errno(err, ERROR_SETUP, errno, "opening %s", path);
 		} else if (errno == ELOOP && unlink(path) < 0) {
-			return error_errno(err, EXIT_SETUP, errno, "replacing %s", path);
+			return error_errno(err, ERROR_SETUP, errno, "replacing %s", path);
 		}
 		_cleanup_close_ int created =
 		    open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
 		if (created < 0 && errno != EEXIST)
-			return error_errno(err, EXIT_SETUP, errno, "creating %s", path);
+			return error_errno(err, ERROR_SETUP, errno, "creating %s", path);
 	}
-	return error_set(err, EXIT_SETUP, "cannot create an empty file at %s", path);
+	return error_set(err, ERROR_SETUP, "cannot create an empty file at %s", path);
 }
 
 int rundir_session_dir(const char *xdg_runtime_dir, char **out, struct error *err)
@@ -87,7 +87,7 @@ int rundir_session_dir(const char *xdg_runtime_dir, char **out, struct error *er
 		return -1;
 	_cleanup_free_ char *session = xasprintf("%s/net-XXXXXX", dir);
 	if (!mkdtemp(session))
-		return error_errno(err, EXIT_SETUP, errno, "creating a directory in %s", dir);
+		return error_errno(err, ERROR_SETUP, errno, "creating a directory in %s", dir);
 	*out = steal_ptr(&session);
 	return 0;
 }

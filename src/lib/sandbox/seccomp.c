@@ -110,10 +110,10 @@ static int new_filter(scmp_filter_ctx *out, struct error *err)
 {
 	*out = seccomp_init(SCMP_ACT_ALLOW);
 	if (!*out)
-		return error_set(err, EXIT_SETUP, "creating the seccomp filter failed");
+		return error_set(err, ERROR_SETUP, "creating the seccomp filter failed");
 	int r = add_compat_arches(*out);
 	if (r < 0)
-		return error_errno(err, EXIT_SETUP, -r,
+		return error_errno(err, ERROR_SETUP, -r,
 				   "adding architectures to the seccomp filter");
 	return 0;
 }
@@ -128,7 +128,7 @@ static int deny(scmp_filter_ctx ctx, const char *name, int errnum, unsigned n_ar
 		return 0;
 	int r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(errnum), nr, n_args, args);
 	if (r < 0)
-		return error_errno(err, EXIT_SETUP, -r, "adding a seccomp rule for %s", name);
+		return error_errno(err, ERROR_SETUP, -r, "adding a seccomp rule for %s", name);
 	return 0;
 }
 
@@ -170,13 +170,13 @@ int seccomp_filter_fd(struct error *err)
 
 	_cleanup_close_ int fd = memfd_create("agent-sandbox-seccomp", MFD_CLOEXEC);
 	if (fd < 0)
-		return error_errno(err, EXIT_SETUP, errno,
+		return error_errno(err, ERROR_SETUP, errno,
 				   "creating a memfd for the seccomp filter");
 	int r = seccomp_export_bpf(ctx, fd);
 	if (r < 0)
-		return error_errno(err, EXIT_SETUP, -r, "compiling the seccomp filter");
+		return error_errno(err, ERROR_SETUP, -r, "compiling the seccomp filter");
 	if (lseek(fd, 0, SEEK_SET) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "rewinding the seccomp filter");
+		return error_errno(err, ERROR_SETUP, errno, "rewinding the seccomp filter");
 	return steal_fd(&fd);
 }
 
@@ -225,6 +225,6 @@ int seccomp_filter_load_command(unsigned flags, struct error *err)
 	}
 	int r = seccomp_load(ctx);
 	if (r < 0)
-		return error_errno(err, EXIT_SETUP, -r, "loading the seccomp filter");
+		return error_errno(err, ERROR_SETUP, -r, "loading the seccomp filter");
 	return 0;
 }

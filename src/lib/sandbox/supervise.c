@@ -39,10 +39,10 @@ int supervisor_prepare(struct supervisor *sv, int err_fd, struct error *err)
 	};
 	if (pipe2(sv->ready_pipe, O_CLOEXEC) < 0 || pipe2(sv->stderr_pipe, O_CLOEXEC) < 0 ||
 	    pipe2(sv->info_pipe, O_CLOEXEC) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "creating pipes for bwrap");
+		return error_errno(err, ERROR_SETUP, errno, "creating pipes for bwrap");
 	sv->stderr_copy = fcntl(err_fd, F_DUPFD_CLOEXEC, 3);
 	if (sv->stderr_copy < 0)
-		return error_errno(err, EXIT_SETUP, errno, "duplicating stderr");
+		return error_errno(err, ERROR_SETUP, errno, "duplicating stderr");
 	for (int i = 0; i < sandbox_forwarded_signals_len; i++) {
 		struct sigaction old;
 		int sig = sandbox_forwarded_signals[i];
@@ -73,15 +73,15 @@ static int args_memfd(const struct strv *args, size_t count, struct error *err)
 {
 	_cleanup_close_ int fd = memfd_create("bwrap-args", MFD_CLOEXEC);
 	if (fd < 0)
-		return error_errno(err, EXIT_SETUP, errno, "creating a memfd for bwrap arguments");
+		return error_errno(err, ERROR_SETUP, errno, "creating a memfd for bwrap arguments");
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < count; i++)
 		strbuf_add(&sb, args->items[i], strlen(args->items[i]) + 1);
 	int r = write_all(fd, strbuf_str(&sb), sb.len);
 	if (r < 0)
-		return error_errno(err, EXIT_SETUP, -r, "writing bwrap arguments");
+		return error_errno(err, ERROR_SETUP, -r, "writing bwrap arguments");
 	if (lseek(fd, 0, SEEK_SET) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "rewinding bwrap arguments");
+		return error_errno(err, ERROR_SETUP, errno, "rewinding bwrap arguments");
 	return steal_fd(&fd);
 }
 
@@ -338,11 +338,11 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 	for (int i = 0; i < sandbox_forwarded_signals_len; i++)
 		sigaddset(&handled, sandbox_forwarded_signals[i]);
 	if (sigprocmask(SIG_BLOCK, &handled, &original) < 0)
-		return error_errno(err, EXIT_SETUP, errno, "blocking signals");
+		return error_errno(err, ERROR_SETUP, errno, "blocking signals");
 	_cleanup_close_ int sigfd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0) {
 		sigprocmask(SIG_SETMASK, &original, NULL);
-		return error_errno(err, EXIT_SETUP, errno, "creating a signalfd");
+		return error_errno(err, ERROR_SETUP, errno, "creating a signalfd");
 	}
 
 	bool was_foreground = isatty(req->in) && tcgetpgrp(req->in) == getpgrp();
@@ -350,7 +350,7 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 	w.bwrap = fork();
 	if (w.bwrap < 0) {
 		sigprocmask(SIG_SETMASK, &original, NULL);
-		return error_errno(err, EXIT_SETUP, errno, "starting bwrap");
+		return error_errno(err, ERROR_SETUP, errno, "starting bwrap");
 	}
 	if (w.bwrap == 0)
 		exec_bwrap(sv, req, argv.items, args_fd, &original);
@@ -371,9 +371,9 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 
 	int result;
 	if (r < 0) {
-		result = error_errno(err, EXIT_SETUP, -r, "watching bwrap");
+		result = error_errno(err, ERROR_SETUP, -r, "watching bwrap");
 	} else if (w.stopped) {
-		result = error_set(err, EXIT_SETUP, "the sandbox was stopped");
+		result = error_set(err, ERROR_SETUP, "the sandbox was stopped");
 	} else if (w.interrupted_by) {
 		result = 128 + w.interrupted_by;
 	} else if (!w.ready) {
@@ -382,13 +382,13 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 		while (n && (says[n - 1] == '\n' || says[n - 1] == ' '))
 			says[--n] = '\0';
 		if (n)
-			error_set(err, EXIT_SETUP, "cannot set up the sandbox: %s", says);
+			error_set(err, ERROR_SETUP, "cannot set up the sandbox: %s", says);
 		else if (WIFSIGNALED(w.status))
-			error_set(err, EXIT_SETUP,
+			error_set(err, ERROR_SETUP,
 				  "cannot set up the sandbox: bwrap was killed by signal %d",
 				  WTERMSIG(w.status));
 		else
-			error_set(err, EXIT_SETUP,
+			error_set(err, ERROR_SETUP,
 				  "cannot set up the sandbox: bwrap exited with status %d",
 				  WEXITSTATUS(w.status));
 		explain_setup_failure(says, err);

@@ -24,7 +24,7 @@ int supervisor_prepare(struct supervisor *sv, int err_fd, struct error *err);
 struct supervise_source {
 	int fd;
 	/* Returns -1 when the sandbox must stop at once: it is killed and
-	 * supervisor_run fails with EXIT_SETUP, "the sandbox was stopped". */
+	 * supervisor_run fails with ERROR_SETUP, "the sandbox was stopped". */
 	int (*ready)(void *ctx);
 	void *ctx;
 };

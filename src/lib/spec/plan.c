@@ -28,7 +28,7 @@ static int resolve_cwd(const struct cli *cli, char **out, struct error *err)
 {
 	_cleanup_free_ char *here = getcwd(NULL, 0);
 	if (!here)
-		return error_errno(err, EXIT_SETUP, errno, "reading the working directory");
+		return error_errno(err, ERROR_SETUP, errno, "reading the working directory");
 	_cleanup_free_ char *wanted = NULL;
 	if (!cli->cwd)
 		wanted = xstrdup(here);
@@ -40,11 +40,11 @@ static int resolve_cwd(const struct cli *cli, char **out, struct error *err)
 	bool is_dir = false;
 	int r = path_resolve(wanted, out, NULL, &is_dir);
 	if (r < 0)
-		return error_errno(err, EXIT_USAGE, -r, "flag --cwd %s",
+		return error_errno(err, ERROR_USAGE, -r, "flag --cwd %s",
 				   cli->cwd ? cli->cwd : here);
 	if (!is_dir) {
 		free(steal_ptr(out));
-		return error_set(err, EXIT_USAGE, "flag --cwd %s: not a directory", cli->cwd);
+		return error_set(err, ERROR_USAGE, "flag --cwd %s: not a directory", cli->cwd);
 	}
 	return 0;
 }
@@ -91,12 +91,13 @@ static int load_layers(struct session *s, const struct cli *cli, const struct de
 	if (cli->config_path) {
 		_cleanup_free_ char *here = getcwd(NULL, 0);
 		if (!here)
-			return error_errno(err, EXIT_SETUP, errno, "reading the working directory");
+			return error_errno(err, ERROR_SETUP, errno,
+					   "reading the working directory");
 		project = cli->config_path[0] == '/' ? xstrdup(cli->config_path)
 						     : xasprintf("%s/%s", here, cli->config_path);
 		struct stat st;
 		if (stat(project, &st) < 0)
-			return error_errno(err, EXIT_USAGE, errno, "flag --config %s",
+			return error_errno(err, ERROR_USAGE, errno, "flag --config %s",
 					   cli->config_path);
 	} else if (config_find(s->cwd, ".agent-sandbox", &project, err) < 0) {
 		return -1;
@@ -458,7 +459,7 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	if (s->presets & preset_lookup("@base")) {
 		struct stat st;
 		if (!s->home || stat(s->home, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			error_set(err, EXIT_SETUP,
+			error_set(err, ERROR_SETUP,
 				  "the home directory %s does not exist, and the @base preset "
 				  "needs it",
 				  s->home ? s->home : "(unknown: HOME is unset)");
