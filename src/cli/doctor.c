@@ -34,7 +34,8 @@
 #include "policy/path.h"
 #include "cli/report.h"
 #include "sandbox/seccomp.h"
-#include "spec/plan.h"
+#include "spec/spec.h"
+#include "cli/verbs.h"
 #include "base/strbuf.h"
 #include "base/term_escape.h"
 #include "policy/trust.h"
@@ -577,7 +578,7 @@ void doctor_probe_main(int argc, char **argv)
 /* Outside: choosing the probes and reading their answers               */
 
 /* A directory the policy makes read-only: home when it is, else any. */
-static const char *pick_read_only(const struct session *s)
+static const char *pick_read_only(const struct sandbox_spec *s)
 {
 	if (s->home) {
 		const struct access_entry *e = policy_entry_for(&s->policy, s->home);
@@ -594,7 +595,7 @@ static const char *pick_read_only(const struct session *s)
 
 /* An excluded path that has something in it on the host, so that seeing
  * nothing inside proves the exclusion. */
-static const char *pick_excluded(const struct session *s)
+static const char *pick_excluded(const struct sandbox_spec *s)
 {
 	for (size_t i = 0; i < s->policy.len; i++) {
 		const struct access_entry *e = &s->policy.entries[i];
@@ -706,9 +707,10 @@ static void prove_policy(struct checklist *cl, const char *self, char **envp)
 		check_fail(cl, "policy", NULL, "%s", err.msg);
 		return;
 	}
-	struct debug dbg = {.enabled = false, .fd = -1};
-	_cleanup_session_ struct session s;
-	if (session_build(&s, &cli, envp, &dbg, &err) < 0) {
+	struct sandbox_request req;
+	cli_request(&cli, envp, &req);
+	_cleanup_sandbox_spec_ struct sandbox_spec s;
+	if (sandbox_plan(&req, &s, &err) < 0) {
 		_cleanup_free_ char *hint = err.hint ? term_escape(err.hint) : NULL;
 		check_fail(cl, "policy", hint, "%s", err.msg);
 		return;

@@ -5,11 +5,13 @@
  * terminal would act on except our own line breaks. */
 #include "cli/report.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "base/output.h"
 #include "base/io.h"
 #include "base/strbuf.h"
 #include "base/term_escape.h"
@@ -18,40 +20,44 @@
 /* The last line of defence: text we composed, with its outside strings
  * escaped already, keeps its line breaks; anything else a terminal would
  * act on is escaped (a no-op when every caller did its part). */
-static void write_text(int fd, const struct strbuf *text)
+static int write_text(int fd, const struct strbuf *text)
 {
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	term_escape_mode_add(&sb, strbuf_str(text), text->len, TERM_ESCAPE_LINES);
-	write_all(fd, sb.buf, sb.len);
+	return write_all(fd, sb.buf, sb.len);
 }
 
-/* Debug lines are one line each, and their arguments are paths, patterns,
- * host names and error messages: the whole line is escaped as an outside
- * string, so none of them can start a line of its own. */
-void debug_line(const struct debug *dbg, const char *fmt, ...)
+/* Debug lines and notes are one line each, and their arguments are paths,
+ * patterns, host names and error messages: the whole line is escaped as
+ * an outside string, so none of them can start a line of its own. */
+static void write_output(void *arg, enum output_level level, const char *msg)
 {
-	if (!dbg->enabled)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	_cleanup_free_ char *line = xvasprintf(fmt, ap);
-	va_end(ap);
+	int fd = *(const int *)arg;
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, "agent-sandbox: debug: ");
-	term_escape_add(&sb, line);
+	strbuf_addstr(&sb, level == OUTPUT_DEBUG ? "agent-sandbox: debug: " : "agent-sandbox: ");
+	term_escape_add(&sb, msg);
 	strbuf_addch(&sb, '\n');
-	write_all(dbg->fd, sb.buf, sb.len);
+	/* stderr that cannot be written is nowhere to report it either. */
+	(void)write_all(fd, sb.buf, sb.len);
+}
+
+void report_install_output(const int *fd, bool debug)
+{
+	output_set_handler(write_output, (void *)fd, debug);
 }
 
 /* Messages and hints carry file names, patterns, config values and host
  * names formatted in by every layer below, so each is escaped whole: a
  * '\n' in a file name cannot forge an "agent-sandbox: hint:" line. The
  * lines under a message were escaped one by one when they were added. */
-/* 2 for what the user can fix in the command line or the config, 1 for
+/* 2 for what the user can fix in the command line or the config; a
+ * command that cannot start gets the shell's 127 (not found) or 126; 1 for
  * the rest. */
-static int exit_status(enum error_kind kind)
+static int exit_status(const struct error *err)
 {
-	switch (kind) {
+	switch (err->kind) {
+	case ERROR_EXEC:
+		return err->errnum == ENOENT ? 127 : 126;
 	case ERROR_USAGE:
 	case ERROR_CONFIG:
 	case ERROR_DENIED:
@@ -83,7 +89,7 @@ int report_error(int fd, const struct error *err)
 		strbuf_addch(&sb, '\n');
 	}
 	write_text(fd, &sb);
-	return exit_status(err->kind);
+	return exit_status(err);
 }
 
 static const char *setting_source(const struct config_setting *s)
@@ -192,7 +198,7 @@ static void add_env(struct strbuf *sb, const struct env_result *env, const struc
 	}
 }
 
-void report_policy(int fd, const struct policy *policy, const struct policy_summary *summary)
+int report_policy(int fd, const struct policy *policy, const struct policy_summary *summary)
 {
 	const struct config *cfg = summary->cfg;
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
@@ -258,30 +264,10 @@ void report_policy(int fd, const struct policy *policy, const struct policy_summ
 		free(rows[i].rule);
 		free(rows[i].from);
 	}
-	write_text(fd, &sb);
+	return write_text(fd, &sb);
 }
 
-void report_policy_notes(const struct debug *dbg, const struct policy *policy)
-{
-	for (size_t i = 0; i < policy->skipped_len; i++) {
-		const struct policy_note *n = &policy->skipped[i];
-		debug_line(dbg, "path: skipped %s %s (%s): %s", access_level_name(n->rule->level),
-			   n->path, n->rule->origin, n->reason);
-	}
-	for (size_t i = 0; i < policy->overridden_len; i++) {
-		const struct policy_note *n = &policy->overridden[i];
-		debug_line(dbg, "path: %s %s (%s) %s", access_level_name(n->rule->level), n->path,
-			   n->rule->origin, n->reason);
-	}
-	for (size_t i = 0; i < policy->len; i++) {
-		const struct access_entry *e = &policy->entries[i];
-		debug_line(dbg, "access: %-7s %s  <- %s (%s %s)%s", access_level_name(e->level),
-			   e->path, e->rule->pattern, layer_name(e->rule->layer), e->rule->origin,
-			   e->downgraded ? " made ro by read-only mode" : "");
-	}
-}
-
-void report_dry_run(int fd, const struct strv *args)
+int report_dry_run(int fd, const struct strv *args)
 {
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "bwrap\n");
@@ -290,99 +276,15 @@ void report_dry_run(int fd, const struct strv *args)
 		term_escape_add(&sb, args->items[i]);
 		strbuf_addch(&sb, '\n');
 	}
-	write_text(fd, &sb);
+	return write_text(fd, &sb);
 }
 
-static void add_quoted(struct strbuf *sb, const char *s)
-{
-	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    "-_./=:,@%+") == strlen(s)) {
-		strbuf_addstr(sb, s);
-		return;
-	}
-	/* '"'"' rather than '\'' for a quote: debug_line doubles backslashes. */
-	strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			strbuf_addstr(sb, "'\"'\"'");
-		else
-			strbuf_addch(sb, *s);
-	}
-	strbuf_addch(sb, '\'');
-}
-
-void report_bwrap_args(const struct debug *dbg, const struct strv *args)
-{
-	if (!dbg->enabled)
-		return;
-	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, "bwrap");
-	for (size_t i = 0; i < args->len; i++) {
-		strbuf_addch(&sb, ' ');
-		add_quoted(&sb, args->items[i]);
-	}
-	debug_line(dbg, "%s", sb.buf);
-}
-
-void report_secrets_debug(const struct debug *dbg, const struct secrets *secrets)
-{
-	const struct secret_scan_result *f = &secrets->found;
-	if (secrets->skipped_root) {
-		debug_line(dbg, "secrets: not scanned: the working directory is /");
-		return;
-	}
-	debug_line(dbg,
-		   "secrets: scanned %zu files in %zu directories in %.1f ms (%zu unreadable "
-		   "directories skipped); %zu masked",
-		   f->files, f->dirs, secrets->scan_ms, f->unreadable, f->len);
-	for (size_t i = 0; i < f->len; i++)
-		debug_line(dbg, "secrets: masked %s (pattern \"%s\")", f->items[i].path,
-			   f->items[i].pattern);
-}
-
-void report_env_debug(const struct debug *dbg, const struct env_result *env)
-{
-	for (size_t i = 0; i < env->dropped.len; i++)
-		debug_line(dbg, "env: dropped %s: %s", env->dropped.items[i],
-			   env->reasons.items[i]);
-	for (size_t i = 0; i < env->set.len; i++)
-		debug_line(dbg, "env: set %s", env->set.items[i]);
-	debug_line(dbg, "env: %zu variables passed on, %zu dropped", env->envp.len,
-		   env->dropped.len);
-}
-
-static const char inherited_note[] =
-    "inherited from the outer sandbox (a sandbox inside a sandbox keeps the outer wrappers "
-    "and adds none)";
-
-static void describe_wrapper(struct strbuf *sb, const struct wrapper *w)
-{
-	const struct command_setting *c = w->setting;
-	strbuf_addf(sb, "%s: %s", c->name, command_kind_name(c->kind));
-	if (c->kind == COMMAND_SCRIPT)
-		strbuf_addf(sb, " %s", w->script);
-	strbuf_addf(sb, " (%s %s)", layer_name(c->layer), c->origin);
-	if (c->kind == COMMAND_RAW) {
-		strbuf_addstr(sb, ", not wrapped");
-		return;
-	}
-	if (!w->targets.len) {
-		strbuf_addstr(sb, ", not found on PATH: nothing to wrap");
-		return;
-	}
-	strbuf_addstr(sb, ", covers");
-	for (size_t t = 0; t < w->targets.len; t++)
-		strbuf_addf(sb, " %s", w->targets.items[t]);
-	if (c->kind != COMMAND_BLOCKED)
-		strbuf_addf(sb, "; real program %s at %s/%s", w->real, WRAPPER_BIN_DIR, c->name);
-}
-
-void report_wrappers(int fd, const struct command_table *commands, const struct wrapper_plan *p)
+int report_wrappers(int fd, const struct command_table *commands, const struct wrapper_plan *p)
 {
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "\ncommands\n");
 	if (p->inherited) {
-		strbuf_addf(&sb, "  %s\n", inherited_note);
+		strbuf_addf(&sb, "  %s\n", WRAPPERS_INHERITED_NOTE);
 		for (size_t i = 0; i < commands->len; i++) {
 			const struct command_setting *c = &commands->items[i];
 			if (c->layer == LAYER_BUILTIN)
@@ -399,37 +301,12 @@ void report_wrappers(int fd, const struct command_table *commands, const struct 
 	 * whole here, and whole again by debug_line for --debug. */
 	for (size_t i = 0; i < p->len; i++) {
 		_cleanup_strbuf_ struct strbuf line = STRBUF_INIT;
-		describe_wrapper(&line, &p->items[i]);
+		wrapper_describe(&line, &p->items[i]);
 		strbuf_addstr(&sb, "  ");
 		term_escape_add(&sb, strbuf_str(&line));
 		strbuf_addch(&sb, '\n');
 	}
-	write_text(fd, &sb);
-}
-
-void report_wrappers_debug(const struct debug *dbg, const struct command_table *commands,
-			   const struct wrapper_plan *p)
-{
-	if (!dbg->enabled)
-		return;
-	if (p->inherited) {
-		debug_line(dbg, "wrappers: %s", inherited_note);
-		for (size_t i = 0; i < commands->len; i++)
-			if (commands->items[i].layer != LAYER_BUILTIN)
-				debug_line(dbg, "wrappers: %s: %s (%s) not applied",
-					   commands->items[i].name,
-					   command_kind_name(commands->items[i].kind),
-					   commands->items[i].origin);
-	}
-	for (size_t i = 0; i < p->len; i++) {
-		const struct wrapper *w = &p->items[i];
-		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
-		describe_wrapper(&sb, w);
-		debug_line(dbg, "wrappers: %s", sb.buf);
-		for (size_t k = 0; k < w->skipped.len; k++)
-			debug_line(dbg, "wrappers: %s: skipped %s", w->setting->name,
-				   w->skipped.items[k]);
-	}
+	return write_text(fd, &sb);
 }
 
 static void add_guard_target(struct strbuf *sb, const struct guard_target *t)
@@ -443,10 +320,10 @@ static void add_guard_target(struct strbuf *sb, const struct guard_target *t)
 	strbuf_addstr(sb, ")\n");
 }
 
-void report_guard_plan(int fd, const struct guard_plan *plan, bool all)
+int report_guard_plan(int fd, const struct guard_plan *plan, bool all)
 {
 	if (!plan->len)
-		return;
+		return 0;
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb,
 		    "\n%zu protected path%s do%s not exist in writable directories: whatever "
@@ -455,18 +332,7 @@ void report_guard_plan(int fd, const struct guard_plan *plan, bool all)
 		    all ? ":" : "; --debug lists them");
 	for (size_t i = 0; all && i < plan->len; i++)
 		add_guard_target(&sb, &plan->targets[i]);
-	write_text(fd, &sb);
-}
-
-void report_guard_debug(const struct debug *dbg, const struct guard_plan *plan)
-{
-	debug_line(dbg, "guard: %zu protected path%s that do%s not exist", plan->len,
-		   plan->len == 1 ? "" : "s", plan->len == 1 ? "es" : "");
-	for (size_t i = 0; i < plan->len; i++) {
-		const struct guard_target *t = &plan->targets[i];
-		debug_line(dbg, "guard: %s  %s %s (%s)", t->display,
-			   access_level_name(t->rule->level), t->rule->pattern, t->rule->origin);
-	}
+	return write_text(fd, &sb);
 }
 
 void report_quarantine(int fd, const struct guard *g)

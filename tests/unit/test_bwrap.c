@@ -38,9 +38,9 @@ static const struct policy policy = {.entries = entries, .len = ARRAY_SIZE(entri
 
 static char *const command[] = {"make", "test", "a b", "--", "", NULL};
 
-static struct sandbox_plan small_plan(void)
+static struct bwrap_input small_plan(void)
 {
-	return (struct sandbox_plan){
+	return (struct bwrap_input){
 	    .policy = &policy,
 	    .host_network = false,
 	    .new_session = false,
@@ -96,7 +96,7 @@ static void bwrap_render_isolates_namespaces_and_drops_capabilities(void **state
 	    SEQ("--info-fd", "5"),	    SEQ("--setenv", "AGENT_SANDBOX", "1"),
 	    SEQ("--chdir", "/home/u/proj"),
 	};
-	struct sandbox_plan plan = small_plan();
+	struct bwrap_input plan = small_plan();
 	_cleanup_strv_ struct strv args = STRV_INIT;
 	size_t end = bwrap_render(&plan, &args, NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(expected); i++)
@@ -116,7 +116,7 @@ static void bwrap_render_adds_optional_flags_only_when_planned(void **state)
 	    {true, true, 9},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct sandbox_plan plan = small_plan();
+		struct bwrap_input plan = small_plan();
 		plan.host_network = cases[i].host_network;
 		plan.new_session = cases[i].new_session;
 		plan.seccomp_fd = cases[i].seccomp_fd;
@@ -137,7 +137,7 @@ static void bwrap_render_adds_optional_flags_only_when_planned(void **state)
 
 static void bwrap_render_lays_out_base_before_rules(void **state)
 {
-	struct sandbox_plan plan = small_plan();
+	struct bwrap_input plan = small_plan();
 	plan.runtime_dir = "/run/user/1000";
 	_cleanup_strv_ struct strv args = STRV_INIT;
 	size_t end = bwrap_render(&plan, &args, NULL);
@@ -182,7 +182,7 @@ static void bwrap_render_renders_each_access_level(void **state)
 	    SEQ("--remount-ro", "/home/u/proj/.secrets"),
 	    SEQ("--remount-ro", "/home/u/.ssh"),
 	};
-	struct sandbox_plan plan = small_plan();
+	struct bwrap_input plan = small_plan();
 	_cleanup_strv_ struct strv args = STRV_INIT;
 	size_t end = bwrap_render(&plan, &args, NULL);
 	ssize_t previous = -1;
@@ -207,7 +207,7 @@ static void bwrap_render_binds_root_writable_when_policy_says_so(void **state)
 	    ENTRY("/etc", RO, true),
 	};
 	const struct policy p = {.entries = with_root, .len = ARRAY_SIZE(with_root)};
-	struct sandbox_plan plan = small_plan();
+	struct bwrap_input plan = small_plan();
 	plan.policy = &p;
 	_cleanup_strv_ struct strv args = STRV_INIT;
 	size_t end = bwrap_render(&plan, &args, NULL);
@@ -221,7 +221,8 @@ static void bwrap_render_binds_root_writable_when_policy_says_so(void **state)
 static void bwrap_render_passes_landlock_paths_and_ports_to_the_init(void **state)
 {
 	(void)state;
-	struct layers layers = {.landlock_fs = true, .landlock_net = true, .writable = STRV_INIT};
+	struct hardening layers = {
+	    .landlock_fs = true, .landlock_net = true, .writable = STRV_INIT};
 	strv_push(&layers.writable, "/home/u/proj");
 	strv_push(&layers.writable, "/tmp");
 	static const uint16_t localhost[] = {5432};
@@ -230,8 +231,8 @@ static void bwrap_render_passes_landlock_paths_and_ports_to_the_init(void **stat
 				  .socks_port = 1080,
 				  .localhost = localhost,
 				  .localhost_len = 1};
-	struct sandbox_plan plan = small_plan();
-	plan.layers = &layers;
+	struct bwrap_input plan = small_plan();
+	plan.hardening = &layers;
 	plan.net = &net;
 	_cleanup_strv_ struct strv args = STRV_INIT;
 	size_t end = bwrap_render(&plan, &args, NULL);
@@ -255,7 +256,7 @@ static void bwrap_render_returns_index_of_separator_before_command(void **state)
 	    {(1ul << 1) | (1ul << 14), "0x4002"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct sandbox_plan plan = small_plan();
+		struct bwrap_input plan = small_plan();
 		plan.ignored_signals = cases[i].signals;
 		_cleanup_strv_ struct strv args = STRV_INIT;
 		strv_push(&args, "bwrap"); /* appended to, not replaced */

@@ -13,7 +13,8 @@
 #include "cli/flags.h"
 #include "config/config.h"
 #include "cli/report.h"
-#include "spec/plan.h"
+#include "cli/verbs.h"
+#include "spec/spec.h"
 #include "unit.h"
 
 static int load(struct config *cfg, const char *name, const char *text, enum layer layer,
@@ -344,7 +345,7 @@ static void make_layers(const char *dir)
 	unit_write(dir, "other.jsonc", "{\"filesystem\": {\"exclude\": [\"o\"]}}");
 }
 
-static int build_session(const char *dir, char **argv, struct session *s, struct error *err)
+static int build_session(const char *dir, char **argv, struct sandbox_spec *s, struct error *err)
 {
 	int argc = 0;
 	while (argv[argc])
@@ -355,8 +356,9 @@ static int build_session(const char *dir, char **argv, struct session *s, struct
 	_cleanup_free_ char *home = xasprintf("HOME=%s/home", dir);
 	_cleanup_free_ char *xdg = xasprintf("XDG_CONFIG_HOME=%s/xdg", dir);
 	char *envp[] = {home, xdg, NULL};
-	struct debug dbg = {.enabled = false, .fd = -1};
-	return session_build(s, &cli, envp, &dbg, err);
+	struct sandbox_request req;
+	cli_request(&cli, envp, &req);
+	return sandbox_plan(&req, s, err);
 }
 
 static void config_layers_global_then_project_then_command_line(void **state)
@@ -366,7 +368,7 @@ static void config_layers_global_then_project_then_command_line(void **state)
 	_cleanup_free_ char *proj = unit_path(dir, "proj");
 	char *argv[] = {"agent-sandbox", "-C", proj,	 "--read-only=false",
 			"--exclude",	 "c",  "policy", NULL};
-	_cleanup_session_ struct session s;
+	_cleanup_sandbox_spec_ struct sandbox_spec s;
 	_cleanup_error_ struct error err = ERROR_INIT;
 	if (build_session(dir, argv, &s, &err) < 0)
 		unit_fail("session_build: %s", err.msg);
@@ -396,7 +398,7 @@ static void config_flag_replaces_project_config_when_given(void **state)
 	_cleanup_free_ char *proj = unit_path(dir, "proj");
 	_cleanup_free_ char *other = unit_path(dir, "other.jsonc");
 	char *argv[] = {"agent-sandbox", "-C", proj, "-c", other, "policy", NULL};
-	_cleanup_session_ struct session s;
+	_cleanup_sandbox_spec_ struct sandbox_spec s;
 	_cleanup_error_ struct error err = ERROR_INIT;
 	if (build_session(dir, argv, &s, &err) < 0)
 		unit_fail("session_build: %s", err.msg);

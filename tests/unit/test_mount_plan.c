@@ -58,7 +58,7 @@ struct fixture {
 	struct wrapper items[2];
 	struct wrapper_plan wrappers;
 	struct sandbox_net net;
-	struct sandbox_plan plan;
+	struct bwrap_input plan;
 };
 
 /* Every kind of mount the renderer knows: base layout, runtime dir, audit
@@ -82,7 +82,7 @@ static void fixture_init(struct fixture *f)
 	    .proxy_socket_id = {.dev_major = 0, .dev_minor = 40, .ino = 41, .type = S_IFSOCK},
 	    .http_port = 3128,
 	    .socks_port = 1080};
-	f->plan = (struct sandbox_plan){
+	f->plan = (struct bwrap_input){
 	    .policy = &policy,
 	    .self_exe = "/usr/bin/agent-sandbox",
 	    .self_id = FILE_ID(20),

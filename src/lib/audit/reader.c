@@ -143,16 +143,15 @@ static void add_row(struct strbuf *sb, struct json_object *r)
 	strbuf_addch(sb, '\n');
 }
 
-int audit_log_print(const char *dir, const struct audit_log_query *q, int out, struct error *err)
+int audit_log_format(const char *dir, const struct audit_log_query *q, struct strbuf *sb,
+		     struct error *err)
 {
 	_cleanup_free_ char *path = xasprintf("%s/audit.jsonl", dir);
 	FILE *f = fopen(path, "re");
 	if (!f && errno == ENOENT) {
-		_cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
-		strbuf_addstr(&msg, "no audit records yet (");
-		term_escape_add(&msg, path);
-		strbuf_addstr(&msg, ")\n");
-		write_str(out, msg.buf);
+		strbuf_addstr(sb, "no audit records yet (");
+		term_escape_add(sb, path);
+		strbuf_addstr(sb, ")\n");
 		return 0;
 	}
 	if (!f)
@@ -180,27 +179,25 @@ int audit_log_print(const char *dir, const struct audit_log_query *q, int out, s
 	size_t first = 0;
 	if (q->limit >= 0 && lines.len > (size_t)q->limit)
 		first = lines.len - (size_t)q->limit;
-	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	if (!q->json)
-		strbuf_addf(&sb, "%-24s  %-8s  %-7s  %s\n", "TIME", "SESSION", "EVENT", "DETAILS");
+		strbuf_addf(sb, "%-24s  %-8s  %-7s  %s\n", "TIME", "SESSION", "EVENT", "DETAILS");
 	for (size_t i = first; i < lines.len; i++) {
 		if (q->json) {
 			const char *line_text = lines.items[i];
-			term_escape_mode_add(&sb, line_text, strlen(line_text), TERM_ESCAPE_JSON);
-			strbuf_addch(&sb, '\n');
+			term_escape_mode_add(sb, line_text, strlen(line_text), TERM_ESCAPE_JSON);
+			strbuf_addch(sb, '\n');
 			continue;
 		}
 		struct json_object *r = json_tokener_parse(lines.items[i]);
 		if (json_object_is_type(r, json_type_object)) {
-			add_row(&sb, r);
+			add_row(sb, r);
 		} else {
-			strbuf_addstr(&sb, "(not a JSON record: ");
-			term_escape_mode_add(&sb, lines.items[i], strnlen(lines.items[i], 60),
+			strbuf_addstr(sb, "(not a JSON record: ");
+			term_escape_mode_add(sb, lines.items[i], strnlen(lines.items[i], 60),
 					     TERM_ESCAPE_STRING);
-			strbuf_addstr(&sb, ")\n");
+			strbuf_addstr(sb, ")\n");
 		}
 		json_object_put(r);
 	}
-	return write_all(out, sb.buf, sb.len) < 0 ? error_errno(err, ERROR_SETUP, EIO, "writing")
-						  : 0;
+	return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "base/error.h"
+#include "base/strbuf.h"
 
 struct audit_log_query {
 	bool json;    /* print records as stored */
@@ -11,4 +12,7 @@ struct audit_log_query {
 	long limit;   /* the last N records; -1 for all */
 };
 
-int audit_log_print(const char *dir, const struct audit_log_query *q, int out, struct error *err);
+/* Appends the records the query selects to sb, as a table or as stored
+ * (every outside string escaped for a terminal either way). */
+int audit_log_format(const char *dir, const struct audit_log_query *q, struct strbuf *sb,
+		     struct error *err);

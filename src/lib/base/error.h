@@ -20,6 +20,7 @@ enum error_kind {
 	ERROR_DENIED,	/* the request is well-formed but the policy refuses it */
 	ERROR_SETUP,	/* the host cannot do it: bwrap missing, kernel refuses, I/O */
 	ERROR_INTERNAL, /* a bug: a state the code should never reach */
+	ERROR_EXEC,	/* the command itself could not be started (127 or 126) */
 };
 
 struct error {

@@ -80,7 +80,7 @@ static void check_mounts(int fd)
 }
 
 /* What the init applies to the command, from its arguments. */
-struct command_layers {
+struct command_hardening {
 	bool filtered_network;
 	bool allow_unix; /* --docker: the socket it exposes must be reachable */
 	bool landlock;	 /* false only when told --no-landlock */
@@ -95,7 +95,7 @@ struct command_layers {
  * in the child, so that nothing after them can fail for want of what they
  * take away. Any failure stops the run: the command never starts with
  * less than it was given. */
-static void restrict_command(const struct command_layers *cl)
+static void restrict_command(const struct command_hardening *cl)
 {
 	/* Blocked wrapped commands report through this descriptor once the
 	 * command may no longer create unix sockets. No audit socket (no
@@ -121,7 +121,8 @@ static void restrict_command(const struct command_layers *cl)
 }
 
 static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long ignored,
-				   const sigset_t *original_mask, const struct command_layers *cl)
+				   const sigset_t *original_mask,
+				   const struct command_hardening *cl)
 {
 	for (int i = 0; i < sandbox_forwarded_signals_len; i++) {
 		int sig = sandbox_forwarded_signals[i];
@@ -210,7 +211,7 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	const char *forward = NULL;
 	bool landlock_off = false;
 	/* At most one entry per argument: sized by argc. */
-	struct command_layers cl = {
+	struct command_hardening cl = {
 	    .writable = xcalloc((size_t)argc, sizeof(char *)),
 	    .tcp_connect = xcalloc((size_t)argc, sizeof(uint16_t)),
 	};

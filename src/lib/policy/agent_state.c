@@ -92,20 +92,25 @@ int agent_state_seed_claude(const char *home, struct error *err)
 	return 1;
 }
 
-/* Makes dir/name unless it exists in any form; a missing dir is left so. */
-static int make_dir_in(const char *dir, const char *name, struct error *err)
+/* Makes dir/name unless it exists in any form; a missing dir is left so.
+ * Without make, only says whether it would. */
+static int make_dir_in(const char *dir, const char *name, bool make, struct error *err)
 {
 	_cleanup_close_ int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return errno == ENOENT ? 0
 				       : error_errno(err, ERROR_SETUP, errno, "opening %s", dir);
+	if (!make) {
+		struct stat st;
+		return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+	}
 	if (mkdirat(dirfd, name, 0700) == 0)
 		return 1;
 	return errno == EEXIST ? 0
 			       : error_errno(err, ERROR_SETUP, errno, "making %s/%s", dir, name);
 }
 
-int agent_state_make_sourced_dirs(const char *home, const char *claude_dir, struct error *err)
+static int sourced_dirs(const char *home, const char *claude_dir, bool make, struct error *err)
 {
 	_cleanup_free_ char *claude = xasprintf("%s/.claude", home);
 	_cleanup_free_ char *codex = xasprintf("%s/.codex", home);
@@ -121,10 +126,23 @@ int agent_state_make_sourced_dirs(const char *home, const char *claude_dir, stru
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		if (!dirs[i].dir)
 			continue;
-		int r = make_dir_in(dirs[i].dir, dirs[i].name, err);
+		int r = make_dir_in(dirs[i].dir, dirs[i].name, make, err);
 		if (r < 0)
 			return -1;
 		made += r;
 	}
 	return made;
+}
+
+int agent_state_make_sourced_dirs(const char *home, const char *claude_dir, struct error *err)
+{
+	return sourced_dirs(home, claude_dir, true, err);
+}
+
+bool agent_state_sourced_dirs_missing(const char *home, const char *claude_dir)
+{
+	struct error ignored = ERROR_INIT;
+	int n = sourced_dirs(home, claude_dir, false, &ignored);
+	error_release(&ignored);
+	return n > 0;
 }

@@ -28,3 +28,7 @@ int agent_state_seed_claude(const char *home, struct error *err);
  * agent's directory exists and they do not. Returns how many it made, or
  * -1 with err set. */
 int agent_state_make_sourced_dirs(const char *home, const char *claude_dir, struct error *err);
+
+/* Whether agent_state_make_sourced_dirs would make any: the plan asks, a
+ * run makes them. */
+bool agent_state_sourced_dirs_missing(const char *home, const char *claude_dir);

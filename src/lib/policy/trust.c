@@ -870,7 +870,7 @@ static int find_config(const char *arg, char **file, struct error *err)
 	return 0;
 }
 
-int trust_command(const char *arg, char *const *envp, int out, struct error *err)
+int trust_approve(const char *arg, char *const *envp, struct trust_approval *out, struct error *err)
 {
 	if (inside_sandbox()) {
 		error_set(err, ERROR_USAGE,
@@ -905,17 +905,10 @@ int trust_command(const char *arg, char *const *envp, int out, struct error *err
 	_cleanup_free_ char *key = NULL;
 	if (key_for(file, &key, err) < 0)
 		return -1;
-	char digest[SHA256_HEX_LEN + 1];
-	sha256_hex(text, len, digest);
-	if (store_record(store, key, digest, &id, err) < 0)
+	sha256_hex(text, len, out->digest);
+	if (store_record(store, key, out->digest, &id, err) < 0)
 		return -1;
-	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
-	_cleanup_free_ char *shown = term_escape(key);
-	strbuf_addf(&sb,
-		    "trusted %s\n  sha256 %s\n  editing, replacing or deleting the file withdraws "
-		    "this approval\n",
-		    shown, digest);
-	write_all(out, sb.buf, sb.len);
+	out->key = steal_ptr(&key);
 	return 0;
 }
 

@@ -108,8 +108,16 @@ char *trust_store_dir(char *const *envp, const char *home);
  * writable parent could plant an approval there for the next run. */
 int trust_store_prepare(const char *state_dir, struct error *err);
 
-/* `agent-sandbox trust [PATH]`: PATH is a config file or a directory holding
- * a project config (default: the working directory's). */
-int trust_command(const char *arg, char *const *envp, int out, struct error *err);
+/* What `agent-sandbox trust` recorded: the file's key and its digest. */
+struct trust_approval {
+	char *key;
+	char digest[SHA256_HEX_LEN + 1];
+};
+
+/* Approves the config at arg: a config file or a directory holding a
+ * project config (NULL: the working directory's). Refused inside a
+ * sandbox. The caller frees out->key. */
+int trust_approve(const char *arg, char *const *envp, struct trust_approval *out,
+		  struct error *err);
 
 void trust_check_release(struct trust_check *tc);

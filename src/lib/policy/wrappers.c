@@ -201,3 +201,25 @@ void wrapper_plan_release(struct wrapper_plan *p)
 	strv_release(&p->start_env);
 	*p = (struct wrapper_plan){0};
 }
+
+void wrapper_describe(struct strbuf *sb, const struct wrapper *w)
+{
+	const struct command_setting *c = w->setting;
+	strbuf_addf(sb, "%s: %s", c->name, command_kind_name(c->kind));
+	if (c->kind == COMMAND_SCRIPT)
+		strbuf_addf(sb, " %s", w->script);
+	strbuf_addf(sb, " (%s %s)", layer_name(c->layer), c->origin);
+	if (c->kind == COMMAND_RAW) {
+		strbuf_addstr(sb, ", not wrapped");
+		return;
+	}
+	if (!w->targets.len) {
+		strbuf_addstr(sb, ", not found on PATH: nothing to wrap");
+		return;
+	}
+	strbuf_addstr(sb, ", covers");
+	for (size_t t = 0; t < w->targets.len; t++)
+		strbuf_addf(sb, " %s", w->targets.items[t]);
+	if (c->kind != COMMAND_BLOCKED)
+		strbuf_addf(sb, "; real program %s at %s/%s", w->real, WRAPPER_BIN_DIR, c->name);
+}

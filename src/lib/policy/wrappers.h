@@ -11,6 +11,7 @@
 #include "base/file_id.h"
 #include "sandbox/mount_plan.h"
 #include "policy/policy.h"
+#include "base/strbuf.h"
 #include "base/strv.h"
 
 /* Where the launcher finds, by command name, what to do (see launcher.c). */
@@ -58,3 +59,11 @@ void wrapper_plan_render(const struct wrapper_plan *p, const struct host_file *s
 			 const struct host_file *empty, struct mount_sink *out);
 
 void wrapper_plan_release(struct wrapper_plan *p);
+
+/* What a plan says about a sandbox inside a sandbox: it adds no wrappers. */
+#define WRAPPERS_INHERITED_NOTE                                                                    \
+	"inherited from the outer sandbox (a sandbox inside a sandbox keeps the outer wrappers "   \
+	"and adds none)"
+
+/* One line: the setting, where it came from and what it covers. */
+void wrapper_describe(struct strbuf *sb, const struct wrapper *w);

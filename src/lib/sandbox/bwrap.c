@@ -35,7 +35,7 @@ static void add3(struct strv *args, const char *a, const char *b, const char *c)
 
 /* Events from inside (blocked commands) reach the host's audit log through
  * this socket; the log file itself stays hidden. */
-static void render_audit_socket(const struct sandbox_plan *plan, struct mount_sink *out)
+static void render_audit_socket(const struct bwrap_input *plan, struct mount_sink *out)
 {
 	if (plan->audit_socket)
 		mount_plan_bind(out, 0, plan->audit_socket, &plan->audit_socket_id,
@@ -44,7 +44,7 @@ static void render_audit_socket(const struct sandbox_plan *plan, struct mount_si
 
 static const char *const proc_covered[] = {"sys", "sysrq-trigger", "irq", "bus"};
 
-static void render_base(const struct sandbox_plan *plan, struct mount_sink *out)
+static void render_base(const struct bwrap_input *plan, struct mount_sink *out)
 {
 	const struct access_entry *root = NULL;
 	for (size_t i = 0; i < plan->policy->len; i++)
@@ -94,7 +94,7 @@ static void render_base(const struct sandbox_plan *plan, struct mount_sink *out)
 	render_audit_socket(plan, out);
 }
 
-static void render_entries(const struct sandbox_plan *plan, struct mount_sink *out)
+static void render_entries(const struct bwrap_input *plan, struct mount_sink *out)
 {
 	for (size_t i = 0; i < plan->policy->len; i++) {
 		const struct access_entry *e = &plan->policy->entries[i];
@@ -159,9 +159,9 @@ static char *forward_spec(const struct sandbox_net *net)
  * beneath and, with the filtered network, the ports it may connect to. It
  * refuses to start without being told either these or that Landlock is
  * left out. */
-static void render_landlock(const struct sandbox_plan *plan, struct strv *args)
+static void render_landlock(const struct bwrap_input *plan, struct strv *args)
 {
-	const struct layers *l = plan->layers;
+	const struct hardening *l = plan->hardening;
 	if (plan->allow_unix && plan->net)
 		add(args, ALLOW_UNIX_ARG);
 	if (!l || !l->landlock_fs) {
@@ -178,7 +178,7 @@ static void render_landlock(const struct sandbox_plan *plan, struct strv *args)
 		strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->localhost[i]);
 }
 
-size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args, struct mount_plan *mounts)
+size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mount_plan *mounts)
 {
 	struct mount_sink out = {.args = args, .plan = mounts};
 	/* Always a new user namespace, also for root, so that the sandbox's

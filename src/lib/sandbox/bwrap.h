@@ -23,7 +23,7 @@ struct sandbox_net {
 	size_t localhost_len;
 };
 
-struct sandbox_plan {
+struct bwrap_input {
 	const struct policy *policy;
 	bool host_network;	       /* share the host's network namespace */
 	const struct sandbox_net *net; /* filtered network, or NULL */
@@ -47,11 +47,11 @@ struct sandbox_plan {
 	bool nested;			     /* keep the outer sandbox's /run/agent-sandbox */
 	bool allow_unix;		     /* keep unix sockets for the command (--docker) */
 	char *const *loader_env;	     /* NAME=VALUE set only inside (env_split_loader) */
-	const struct layers *layers;	     /* Landlock for the init to apply; NULL: none */
+	const struct hardening *hardening;   /* Landlock for the init to apply; NULL: none */
 };
 
 /* Appends the arguments (without the leading "bwrap") and returns the index
  * of the "--" that ends bwrap's options: bwrap reads options from --args but
  * the command only from its real argv. Unless mounts is NULL, every mount
  * rendered is also recorded there, for the init to check. */
-size_t bwrap_render(const struct sandbox_plan *plan, struct strv *args, struct mount_plan *mounts);
+size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mount_plan *mounts);

@@ -3,6 +3,7 @@
  * applies them: the init does, just before exec. */
 #include "sandbox/hardening.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/cleanup.h"
@@ -10,7 +11,7 @@
 #include "sandbox/seccomp.h"
 #include "base/xalloc.h"
 
-static void add_writable(struct layers *l, const struct policy *policy)
+static void add_writable(struct hardening *l, const struct policy *policy)
 {
 	for (size_t i = 0; i < policy->len; i++)
 		if (policy->entries[i].level == ACCESS_RW)
@@ -19,10 +20,12 @@ static void add_writable(struct layers *l, const struct policy *policy)
 		strv_push(&l->writable, landlock_private_writable[i]);
 }
 
-static int refuse(const char *what, struct error *err)
+int hardening_require(const struct hardening *l, bool allow_degraded, struct error *err)
 {
+	if (!l->refusal || allow_degraded)
+		return 0;
 	error_set(err, ERROR_SETUP, "%s; refusing to run with less protection than configured",
-		  what);
+		  l->refusal);
 	error_hint(err, "use a kernel with Landlock (5.13 or later for files, 6.7 or later for "
 			"TCP; built with CONFIG_SECURITY_LANDLOCK=y and \"landlock\" in the lsm= "
 			"boot parameter, see /sys/kernel/security/lsm), or run with "
@@ -30,10 +33,9 @@ static int refuse(const char *what, struct error *err)
 	return -1;
 }
 
-int layers_plan(struct layers *l, const struct policy *policy, bool filtered_network,
-		bool allow_degraded, struct error *err)
+void hardening_plan(struct hardening *l, const struct policy *policy, bool filtered_network)
 {
-	*l = (struct layers){.writable = STRV_INIT, .degraded = STRV_INIT};
+	*l = (struct hardening){.writable = STRV_INIT, .degraded = STRV_INIT};
 	l->filtered_network = filtered_network;
 	l->landlock_abi = landlock_abi();
 	add_writable(l, policy);
@@ -41,34 +43,28 @@ int layers_plan(struct layers *l, const struct policy *policy, bool filtered_net
 	if (l->landlock_abi >= LANDLOCK_ABI_FS) {
 		l->landlock_fs = true;
 	} else {
-		if (!allow_degraded)
-			return refuse("the kernel has no Landlock, the second layer that limits "
-				      "writes to the policy's writable paths",
-				      err);
+		l->refusal = xstrdup("the kernel has no Landlock, the second layer that limits "
+				     "writes to the policy's writable paths");
 		strv_push(&l->degraded, "landlock: no Landlock in this kernel; writes are "
 					"limited by the mounts alone");
 	}
 	if (!filtered_network)
-		return 0;
+		return;
 	if (l->landlock_abi >= LANDLOCK_ABI_NET) {
 		l->landlock_net = true;
 	} else if (l->landlock_abi >= LANDLOCK_ABI_FS) {
-		if (!allow_degraded) {
-			_cleanup_free_ char *what =
-			    xasprintf("the kernel's Landlock (ABI %d) cannot limit TCP "
-				      "connections to the proxy's ports (needs ABI %d)",
-				      l->landlock_abi, LANDLOCK_ABI_NET);
-			return refuse(what, err);
-		}
+		if (!l->refusal)
+			l->refusal = xasprintf("the kernel's Landlock (ABI %d) cannot limit TCP "
+					       "connections to the proxy's ports (needs ABI %d)",
+					       l->landlock_abi, LANDLOCK_ABI_NET);
 		strv_pushf(&l->degraded,
 			   "landlock: ABI %d cannot limit TCP; the network namespace alone "
 			   "keeps connections to the proxy",
 			   l->landlock_abi);
 	}
-	return 0;
 }
 
-void layers_describe(const struct layers *l, struct strbuf *out)
+void hardening_describe(const struct hardening *l, struct strbuf *out)
 {
 	strbuf_addf(out,
 		    "layers:\n  namespaces and mounts (bwrap): user, pid, ipc, uts, cgroup%s\n",
@@ -87,8 +83,10 @@ void layers_describe(const struct layers *l, struct strbuf *out)
 		strbuf_addf(out, "  degraded (--allow-degraded): %s\n", l->degraded.items[i]);
 }
 
-void layers_release(struct layers *l)
+void hardening_release(struct hardening *l)
 {
 	strv_release(&l->writable);
 	strv_release(&l->degraded);
+	free(l->refusal);
+	l->refusal = NULL;
 }

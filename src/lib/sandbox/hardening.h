@@ -10,26 +10,28 @@
 #include "base/strbuf.h"
 #include "base/strv.h"
 
-struct layers {
+struct hardening {
 	int landlock_abi;      /* 0: the kernel has no Landlock */
 	bool landlock_fs;      /* writes limited to `writable` */
 	bool landlock_net;     /* TCP limited to the forwarder's ports */
 	struct strv writable;  /* the policy's rw paths and the private mounts */
-	struct strv degraded;  /* each layer left out under --allow-degraded */
+	struct strv degraded;  /* each layer the kernel cannot give, left out */
+	char *refusal;	       /* why a run without --allow-degraded stops, or NULL */
 	bool filtered_network; /* the command gets no new unix sockets */
 };
 
-/* Fills L for POLICY. A layer the kernel cannot give is an error naming
- * the fix, unless ALLOW_DEGRADED: then it is left out and listed in
- * L->degraded. */
-int layers_plan(struct layers *l, const struct policy *policy, bool filtered_network,
-		bool allow_degraded, struct error *err);
+/* Fills L for POLICY, as far as this kernel allows. A layer the kernel
+ * cannot give is left out and listed in L->degraded. */
+void hardening_plan(struct hardening *l, const struct policy *policy, bool filtered_network);
+/* A run goes on without a layer only when the user allowed it: otherwise
+ * an error naming the fix. */
+int hardening_require(const struct hardening *l, bool allow_degraded, struct error *err);
 /* One line per layer, for `policy` and --debug. */
-void layers_describe(const struct layers *l, struct strbuf *out);
-void layers_release(struct layers *l);
+void hardening_describe(const struct hardening *l, struct strbuf *out);
+void hardening_release(struct hardening *l);
 
-static inline void cleanup_layersp(struct layers *l)
+static inline void cleanup_hardeningp(struct hardening *l)
 {
-	layers_release(l);
+	hardening_release(l);
 }
-#define _cleanup_layers_ __attribute__((cleanup(cleanup_layersp)))
+#define _cleanup_hardening_ __attribute__((cleanup(cleanup_hardeningp)))

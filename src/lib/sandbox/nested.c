@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/output.h"
 #include "inside/forwarder.h"
 #include "base/io.h"
 #include "sandbox/landlock.h"
@@ -78,8 +79,7 @@ static int refuse(struct error *err, const char *what, const char *hint)
 
 /* Refuses entries that would loosen the outer sandbox or that the inner
  * one cannot enforce; collects the paths Landlock is to keep writable. */
-static int check_paths(const struct session *s, const struct debug *dbg, struct strv *writable,
-		       struct error *err)
+static int check_paths(const struct sandbox_spec *s, struct strv *writable, struct error *err)
 {
 	const struct policy *p = &s->policy;
 	for (size_t i = 0; i < p->len; i++) {
@@ -99,8 +99,8 @@ static int check_paths(const struct session *s, const struct debug *dbg, struct 
 					      "give the outer agent-sandbox the rule; a nested one "
 					      "can only tighten");
 			}
-			debug_line(dbg, "nested: rw %s (%s) stays read-only, as outside", e->path,
-				   origin(e));
+			output_debug("nested: rw %s (%s) stays read-only, as outside", e->path,
+				     origin(e));
 			continue;
 		}
 		if (e->level == ACCESS_EXCLUDE && !outer_hidden(e)) {
@@ -161,8 +161,8 @@ static enum outer_network outer_network(void)
 	return n;
 }
 
-static int check_network(const struct session *s, enum outer_network outer, unsigned *seccomp,
-			 const struct debug *dbg, struct error *err)
+static int check_network(const struct sandbox_spec *s, enum outer_network outer, unsigned *seccomp,
+			 struct error *err)
 {
 	const struct network_config *net = &s->cfg.network;
 	if (net->mode == NETWORK_NONE) {
@@ -184,14 +184,14 @@ static int check_network(const struct session *s, enum outer_network outer, unsi
 		    net->origin, outer == OUTER_FILTERED ? "the filtered network" : "no network");
 		return refuse(err, what, NULL);
 	}
-	debug_line(dbg, "nested: network as in the outer sandbox (%s)",
-		   outer == OUTER_FILTERED ? "filtered"
-		   : outer == OUTER_HOST   ? "host"
-					   : "none");
+	output_debug("nested: network as in the outer sandbox (%s)",
+		     outer == OUTER_FILTERED ? "filtered"
+		     : outer == OUTER_HOST   ? "host"
+					     : "none");
 	return 0;
 }
 
-static int check_docker(const struct session *s, struct error *err)
+static int check_docker(const struct sandbox_spec *s, struct error *err)
 {
 	struct stat st;
 	if (!s->cfg.docker.value || !s->docker_socket || s->cfg.docker.layer < LAYER_GLOBAL)
@@ -204,39 +204,41 @@ static int check_docker(const struct session *s, struct error *err)
 	return refuse(err, what, "run the outer agent-sandbox with --docker");
 }
 
-int nested_run(struct session *s, const struct cli *cli, const struct layers *layers, int out,
-	       const struct debug *dbg, struct error *err)
+/* The writable paths and the seccomp flags of a nested run, or a refusal. */
+static int nested_plan(const struct sandbox_spec *s, struct strv *writable, unsigned *seccomp,
+		       struct error *err)
 {
 	enum outer_network outer = outer_network();
-	unsigned seccomp = SECCOMP_COMMAND_SANDBOX_RULES;
+	*seccomp = SECCOMP_COMMAND_SANDBOX_RULES;
 	if (outer == OUTER_FILTERED)
-		seccomp |= SECCOMP_COMMAND_NO_UNIX;
-	_cleanup_strv_ struct strv writable = STRV_INIT;
-	if (check_paths(s, dbg, &writable, err) < 0 ||
-	    check_network(s, outer, &seccomp, dbg, err) < 0 || check_docker(s, err) < 0)
+		*seccomp |= SECCOMP_COMMAND_NO_UNIX;
+	if (check_paths(s, writable, err) < 0 || check_network(s, outer, seccomp, err) < 0 ||
+	    check_docker(s, err) < 0)
 		return -1;
-	debug_line(dbg,
-		   "nested: no new namespaces or mounts; landlock: writes beneath %zu paths; "
-		   "seccomp: the sandbox's rules again%s%s",
-		   writable.len, seccomp & SECCOMP_COMMAND_NO_UNIX ? ", no new unix sockets" : "",
-		   seccomp & SECCOMP_COMMAND_NO_INET ? ", no IP sockets" : "");
-	if (cli->dry_run) {
-		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
-		strbuf_addf(&sb, "# nested: no bwrap; the command runs in the outer sandbox with "
-				 "Landlock writes beneath:\n");
-		/* One path a line, as --dry-run lists bwrap's arguments: escaped,
-		 * so that a '\n' in a path cannot forge a line. */
-		for (size_t i = 0; i < writable.len; i++) {
-			term_escape_add(&sb, writable.items[i]);
-			strbuf_addch(&sb, '\n');
-		}
-		write_all(out, sb.buf, sb.len);
-		return 0;
-	}
+	output_debug("nested: no new namespaces or mounts; landlock: writes beneath %zu paths; "
+		     "seccomp: the sandbox's rules again%s%s",
+		     writable->len,
+		     *seccomp & SECCOMP_COMMAND_NO_UNIX ? ", no new unix sockets" : "",
+		     *seccomp & SECCOMP_COMMAND_NO_INET ? ", no IP sockets" : "");
+	return 0;
+}
 
+int nested_render(const struct sandbox_spec *s, struct strv *writable, struct error *err)
+{
+	unsigned seccomp;
+	return nested_plan(s, writable, &seccomp, err);
+}
+
+int nested_run(const struct sandbox_spec *s, struct error *err)
+{
+	_cleanup_strv_ struct strv writable = STRV_INIT;
+	unsigned seccomp;
+	if (nested_plan(s, &writable, &seccomp, err) < 0)
+		return -1;
+	char *const *command = strv_array((struct strv *)&s->command);
 	if (chdir(s->cwd) < 0)
 		return error_errno(err, ERROR_SETUP, errno, "changing to %s", s->cwd);
-	if (layers->landlock_fs) {
+	if (s->hardening.landlock_fs) {
 		struct landlock_plan plan = {.writable = writable.items,
 					     .writable_len = writable.len};
 		if (landlock_apply(&plan, err) < 0)
@@ -244,8 +246,11 @@ int nested_run(struct session *s, const struct cli *cli, const struct layers *la
 	}
 	if (seccomp_filter_load_command(seccomp, err) < 0)
 		return -1;
-	execvpe(cli->command[0], cli->command, strv_array(&s->env.envp));
-	if (errno == ENOENT)
-		return error_set(err, 127, "%s: command not found", cli->command[0]);
-	return error_errno(err, 126, errno, "%s", cli->command[0]);
+	execvpe(command[0], command, strv_array((struct strv *)&s->env.envp));
+	if (errno == ENOENT) {
+		error_set(err, ERROR_EXEC, "%s: command not found", command[0]);
+		err->errnum = ENOENT;
+		return -1;
+	}
+	return error_errno(err, ERROR_EXEC, errno, "%s", command[0]);
 }

@@ -4,13 +4,13 @@
  * tightens it through Landlock and seccomp, and execs the command. */
 #pragma once
 
-#include "cli/flags.h"
 #include "base/error.h"
-#include "sandbox/hardening.h"
-#include "cli/report.h"
-#include "spec/plan.h"
+#include "base/strv.h"
+#include "spec/spec.h"
 
-/* Returns only on error (or after --dry-run, with 0): on success the
- * process has become the command. */
-int nested_run(struct session *s, const struct cli *cli, const struct layers *layers, int out,
-	       const struct debug *dbg, struct error *err);
+/* Checks the spec against the outer sandbox and lists the paths that stay
+ * writable, as --dry-run shows them; a refusal is an error. */
+int nested_render(const struct sandbox_spec *s, struct strv *writable, struct error *err);
+
+/* Returns only on error: on success the process has become the command. */
+int nested_run(const struct sandbox_spec *s, struct error *err);

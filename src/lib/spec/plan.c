@@ -1,8 +1,9 @@
 /* This file joins the stages in order: working directory and home, config
- * layers (global, then project or --config, then the command line), presets,
- * built-in rules, and finally the policy. Each stage's result is printed
- * with --debug as soon as it is known. */
-#include "spec/plan.h"
+ * layers (global, then project or --config, then the request's own), presets,
+ * built-in rules, the policy, the trust rule, the wrappers and the
+ * protection layers. Each stage's result goes to --debug as soon as it is
+ * known. Nothing here writes on the host: sandbox/prepare.c does, for a run. */
+#include "spec/spec.h"
 
 #include <errno.h>
 #include <pwd.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/output.h"
+#include "spec/debug.h"
 #include "policy/agent_state.h"
 #include "audit/writer.h"
 #include "policy/env.h"
@@ -24,27 +27,27 @@
 #include "policy/trust.h"
 #include "base/xalloc.h"
 
-static int resolve_cwd(const struct cli *cli, char **out, struct error *err)
+static int resolve_cwd(const struct sandbox_request *req, char **out, struct error *err)
 {
 	_cleanup_free_ char *here = getcwd(NULL, 0);
 	if (!here)
 		return error_errno(err, ERROR_SETUP, errno, "reading the working directory");
 	_cleanup_free_ char *wanted = NULL;
-	if (!cli->cwd)
+	if (!req->cwd)
 		wanted = xstrdup(here);
-	else if (cli->cwd[0] == '/')
-		wanted = xstrdup(cli->cwd);
+	else if (req->cwd[0] == '/')
+		wanted = xstrdup(req->cwd);
 	else
-		wanted = xasprintf("%s/%s", here, cli->cwd);
+		wanted = xasprintf("%s/%s", here, req->cwd);
 
 	bool is_dir = false;
 	int r = path_resolve(wanted, out, NULL, &is_dir);
 	if (r < 0)
 		return error_errno(err, ERROR_USAGE, -r, "flag --cwd %s",
-				   cli->cwd ? cli->cwd : here);
+				   req->cwd ? req->cwd : here);
 	if (!is_dir) {
 		free(steal_ptr(out));
-		return error_set(err, ERROR_USAGE, "flag --cwd %s: not a directory", cli->cwd);
+		return error_set(err, ERROR_USAGE, "flag --cwd %s: not a directory", req->cwd);
 	}
 	return 0;
 }
@@ -72,7 +75,7 @@ static char *find_global_dir(char *const *envp, const char *home)
 
 /* `base` receives the layers below the project config (defaults and the
  * global config): the trust rule measures the project config against it. */
-static int load_layers(struct session *s, const struct cli *cli, const struct debug *dbg,
+static int load_layers(struct sandbox_spec *s, const struct sandbox_request *req,
 		       struct config *base, struct error *err)
 {
 	if (s->global_dir) {
@@ -84,21 +87,21 @@ static int load_layers(struct session *s, const struct cli *cli, const struct de
 		if (global && config_load_file(base, global, LAYER_GLOBAL, err) < 0)
 			return -1;
 		if (!global)
-			debug_line(dbg, "config: no global config in %s", s->global_dir);
+			output_debug("config: no global config in %s", s->global_dir);
 	}
 
 	_cleanup_free_ char *project = NULL;
-	if (cli->config_path) {
+	if (req->config_path) {
 		_cleanup_free_ char *here = getcwd(NULL, 0);
 		if (!here)
 			return error_errno(err, ERROR_SETUP, errno,
 					   "reading the working directory");
-		project = cli->config_path[0] == '/' ? xstrdup(cli->config_path)
-						     : xasprintf("%s/%s", here, cli->config_path);
+		project = req->config_path[0] == '/' ? xstrdup(req->config_path)
+						     : xasprintf("%s/%s", here, req->config_path);
 		struct stat st;
 		if (stat(project, &st) < 0)
 			return error_errno(err, ERROR_USAGE, errno, "flag --config %s",
-					   cli->config_path);
+					   req->config_path);
 	} else if (config_find(s->cwd, ".agent-sandbox", &project, err) < 0) {
 		return -1;
 	}
@@ -124,35 +127,37 @@ static int load_layers(struct session *s, const struct cli *cli, const struct de
 			return -1;
 	}
 	if (!project)
-		debug_line(dbg, "config: no project config in %s", s->cwd);
+		output_debug("config: no project config in %s", s->cwd);
 	for (size_t i = 0; i < s->cfg.notes.len; i++)
-		debug_line(dbg, "config: %s", s->cfg.notes.items[i]);
+		output_debug("config: %s", s->cfg.notes.items[i]);
 	return 0;
 }
 
-static void apply_cli(struct config *cfg, const struct cli *cli)
+/* The request's own settings: the topmost layer. */
+static void apply_request(struct config *cfg, const struct sandbox_request *req)
 {
-	for (size_t i = 0; i < cli->rules.len; i++) {
-		const struct rule *r = &cli->rules.items[i];
+	for (size_t i = 0; req->rules && i < req->rules->len; i++) {
+		const struct rule *r = &req->rules->items[i];
 		rule_list_add(&cfg->rules, r->pattern, r->level, LAYER_CLI, r->origin);
 	}
-	if (cli->network != UNSET)
+	if (req->network != REQUEST_UNSET)
 		config_set_network_mode(
-		    &cfg->network, cli->network == YES ? NETWORK_HOST : NETWORK_NONE, LAYER_CLI,
-		    cli->network == YES ? "--network=true" : "--network=false");
+		    &cfg->network, req->network == REQUEST_ON ? NETWORK_HOST : NETWORK_NONE,
+		    LAYER_CLI, req->network == REQUEST_ON ? "--network=true" : "--network=false");
 	/* --allow-host asks for the filtered network even when a config file
 	 * chose another mode. */
-	for (size_t i = 0; i < cli->allow_hosts.len; i++)
-		net_list_add(&cfg->network.allow, cli->allow_hosts.items[i], NULL, LAYER_CLI,
+	size_t hosts = req->allow_hosts ? req->allow_hosts->len : 0;
+	for (size_t i = 0; i < hosts; i++)
+		net_list_add(&cfg->network.allow, req->allow_hosts->items[i], NULL, LAYER_CLI,
 			     "--allow-host");
-	if (cli->allow_hosts.len && cfg->network.mode != NETWORK_FILTERED)
+	if (hosts && cfg->network.mode != NETWORK_FILTERED)
 		config_set_network_mode(&cfg->network, NETWORK_FILTERED, LAYER_CLI, "--allow-host");
-	if (cli->docker != UNSET)
-		config_set(&cfg->docker, cli->docker == YES, LAYER_CLI, "--docker");
-	if (cli->read_only != UNSET)
-		config_set(&cfg->read_only, cli->read_only == YES, LAYER_CLI, "--read-only");
-	for (size_t i = 0; i < cli->commands.len; i++) {
-		const struct command_setting *c = &cli->commands.items[i];
+	if (req->docker != REQUEST_UNSET)
+		config_set(&cfg->docker, req->docker == REQUEST_ON, LAYER_CLI, "--docker");
+	if (req->read_only != REQUEST_UNSET)
+		config_set(&cfg->read_only, req->read_only == REQUEST_ON, LAYER_CLI, "--read-only");
+	for (size_t i = 0; req->commands && i < req->commands->len; i++) {
+		const struct command_setting *c = &req->commands->items[i];
 		command_table_set(&cfg->commands, c->name, c->kind, c->script, LAYER_CLI,
 				  c->origin);
 	}
@@ -160,13 +165,16 @@ static void apply_cli(struct config *cfg, const struct cli *cli)
 
 /* --env and --env-block join the configured lists; --env NAME=VALUE is
  * applied after env.set, so the command line wins. */
-static void build_environment(struct session *s, const struct cli *cli, char *const *envp,
-			      const struct debug *dbg)
+static void build_environment(struct sandbox_spec *s, const struct sandbox_request *req,
+			      char *const *envp)
 {
 	struct config *cfg = &s->cfg;
-	strv_extend(&cfg->env_allow, &cli->env_allow);
-	strv_extend(&cfg->env_block, &cli->env_block);
-	strv_extend(&cfg->env_set, &cli->env_set);
+	if (req->env_allow)
+		strv_extend(&cfg->env_allow, req->env_allow);
+	if (req->env_block)
+		strv_extend(&cfg->env_block, req->env_block);
+	if (req->env_set)
+		strv_extend(&cfg->env_set, req->env_set);
 	struct env_rules rules = {
 	    .filter_secrets = cfg->env_filter_secrets.value,
 	    .allow = &cfg->env_allow,
@@ -174,12 +182,12 @@ static void build_environment(struct session *s, const struct cli *cli, char *co
 	    .set = &cfg->env_set,
 	};
 	env_filter(&rules, envp, &s->env);
-	report_env_debug(dbg, &s->env);
+	debug_env(&s->env);
 }
 
 /* With @agents, Claude Code inside works on a global config of its own
  * (agent_state.c). An env.set or --env of CLAUDE_CONFIG_DIR wins. */
-static void point_claude_at_its_copy(struct session *s, char *const *envp, const struct debug *dbg)
+static void point_claude_at_its_copy(struct sandbox_spec *s, char *const *envp)
 {
 	s->claude_config_dir = agent_state_users_claude_dir(envp, s->home, inside_sandbox());
 	if (!(s->presets & preset_lookup("@agents")))
@@ -190,77 +198,18 @@ static void point_claude_at_its_copy(struct session *s, char *const *envp, const
 	strv_push(&s->env.envp, entry);
 	strv_push(&s->env.set, "CLAUDE_CONFIG_DIR");
 	s->seed_claude = true;
-	debug_line(dbg, "agents: %s, so that Claude Code keeps its own copy of ~/.claude.json",
-		   entry);
+	output_debug("agents: %s, so that Claude Code keeps its own copy of ~/.claude.json", entry);
 }
 
-/* Only a real run writes on the host; policy and --dry-run leave it as
- * it is. What cannot be made costs a session its shell snapshots or
- * Claude Code its onboarding state, not the run. */
-static bool writes_agent_state(const struct session *s, const struct cli *cli)
+/* A run makes the directories agent sessions source from before it plans
+ * (sandbox/prepare.c), so that they are mounted read-only like any other;
+ * the plan only says whether any is missing. Inside a sandbox, or in
+ * read-only mode, nothing is made. */
+static void check_agent_dirs(struct sandbox_spec *s)
 {
-	return (s->presets & preset_lookup("@agents")) && s->home && cli->verb == VERB_RUN &&
-	       !cli->dry_run && !inside_sandbox() && !s->cfg.read_only.value;
-}
-
-/* Before the policy: the directories made here are then mounted read-only
- * like any other. */
-static void make_sourced_dirs(const struct session *s, const struct cli *cli,
-			      const struct debug *dbg)
-{
-	if (!writes_agent_state(s, cli))
-		return;
-	_cleanup_error_ struct error derr = ERROR_INIT;
-	int made = agent_state_make_sourced_dirs(s->home, s->claude_config_dir, &derr);
-	if (made < 0)
-		debug_line(dbg, "agents: %s", derr.msg);
-	else if (made > 0)
-		debug_line(dbg,
-			   "agents: made %d empty director%s for shell snapshots and hook env "
-			   "files, to be mounted read-only",
-			   made, made == 1 ? "y" : "ies");
-}
-
-/* Last, once the run is sure to start. */
-static void seed_claude_config(const struct session *s, const struct cli *cli,
-			       const struct debug *dbg)
-{
-	if (!s->seed_claude || !writes_agent_state(s, cli))
-		return;
-	_cleanup_error_ struct error serr = ERROR_INIT;
-	int r = agent_state_seed_claude(s->home, &serr);
-	if (r < 0)
-		debug_line(dbg, "agents: Claude Code starts without a copy of ~/.claude.json: %s",
-			   serr.msg);
-	else if (r > 0)
-		debug_line(dbg, "agents: copied ~/.claude.json to ~/.claude/.claude.json");
-}
-
-/* The audit log is the host's record of what the sandbox did: it is hidden
- * inside whether or not this run writes to it (build_rules). Only a real
- * run creates its directory (policy and --dry-run leave the host
- * untouched); inside a sandbox the outer agent-sandbox already records the
- * session. */
-static int prepare_audit(struct session *s, const struct cli *cli, char *const *envp,
-			 struct error *err)
-{
-	s->audit_dir = audit_dir(envp, s->home);
-	s->audit = s->cfg.audit.value && s->audit_dir && cli->verb == VERB_RUN && !cli->dry_run &&
-		   !inside_sandbox();
-	if (s->audit) {
-		struct audit probe;
-		if (audit_open(&probe, s->audit_dir, err) < 0) {
-			audit_close(&probe);
-			error_hint(err, "set \"audit\": false in the config to run without the "
-					"audit log");
-			return -1;
-		}
-		audit_close(&probe);
-	}
-	if (s->audit_dir && !s->audit && cli->verb == VERB_RUN && !cli->dry_run &&
-	    !inside_sandbox() && trust_store_prepare(s->audit_dir, err) < 0)
-		return -1;
-	return 0;
+	s->agent_dirs_missing = (s->presets & preset_lookup("@agents")) && s->home &&
+				!inside_sandbox() && !s->cfg.read_only.value &&
+				agent_state_sourced_dirs_missing(s->home, s->claude_config_dir);
 }
 
 /* The socket path, or NULL when there is no socket file to decide on
@@ -279,7 +228,7 @@ static char *find_docker_socket(char *const *envp)
 	return xstrdup(path);
 }
 
-static void add_docker_rule(const struct session *s, const struct config *cfg,
+static void add_docker_rule(const struct sandbox_spec *s, const struct config *cfg,
 			    struct rule_list *rules)
 {
 	if (!s->docker_socket)
@@ -297,7 +246,7 @@ static void add_docker_rule(const struct session *s, const struct config *cfg,
  * files), presets, then the config layers. The real policy and the one the
  * trust rule measures a project config against (the same config without
  * it) both come from here, so that neither can miss a rule the other has. */
-static void build_rules(const struct session *s, const struct config *cfg, char *const *envp,
+static void build_rules(const struct sandbox_spec *s, const struct config *cfg, char *const *envp,
 			struct rule_list *rules)
 {
 	add_docker_rule(s, cfg, rules);
@@ -332,8 +281,7 @@ static const char *setting_origin(const struct config_setting *s)
 /* Nested runs keep the outer sandbox's wrappers: the outer launchers stay
  * mounted over its PATH (the host root is bound recursively) and the outer
  * /run/agent-sandbox is carried in, so nothing here can lift them. */
-static int build_wrappers(struct session *s, char *const *envp, const struct debug *dbg,
-			  struct error *err)
+static int build_wrappers(struct sandbox_spec *s, char *const *envp, struct error *err)
 {
 	s->nested = inside_sandbox();
 	struct wrapper_input in = {
@@ -347,7 +295,7 @@ static int build_wrappers(struct session *s, char *const *envp, const struct deb
 	};
 	if (wrapper_plan_build(&in, &s->wrappers, err) < 0)
 		return -1;
-	report_wrappers_debug(dbg, &s->cfg.commands, &s->wrappers);
+	debug_wrappers(&s->cfg.commands, &s->wrappers);
 	return 0;
 }
 
@@ -361,10 +309,10 @@ static const char *network_origin(const struct network_config *n)
  * project, "rw" over a protected path, "ro" over a hidden one or a host
  * path shown in the private /tmp shows. The secret files are the ones the
  * real run masks: what the project config unmasks is judged on its text. */
-static void add_policy_loosenings(struct session *s, const struct cli *cli, struct config *base,
-				  char *const *envp)
+static void add_policy_loosenings(struct sandbox_spec *s, const struct sandbox_request *req,
+				  struct config *base, char *const *envp)
 {
-	apply_cli(base, cli);
+	apply_request(base, req);
 	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
 	build_rules(s, base, envp, &rules);
 	struct policy_input in = {
@@ -385,76 +333,72 @@ static void add_policy_loosenings(struct session *s, const struct cli *cli, stru
 	trust_add_policy_loosenings(&s->trust, &before, &s->policy);
 }
 
-/* A project config that loosens runs only when its content was approved;
- * `policy` shows the verdict instead of stopping. A real run also withdraws
- * an approval whose file changed, was replaced or is gone (`policy` and
- * --dry-run only say it would), so that the same bytes written again later
- * need a new approval. */
-static int check_trust(struct session *s, const struct cli *cli, struct config *base,
-		       char *const *envp, const struct debug *dbg, struct error *err)
+/* Whether the project config may apply, and what it loosens. A run of a
+ * refused spec stops (sandbox_spec_trust_refused); `policy` shows the
+ * verdict. Withdrawing a stale approval is the run's (sandbox/prepare.c). */
+static void check_trust(struct sandbox_spec *s, const struct sandbox_request *req,
+			struct config *base, char *const *envp)
 {
 	bool inside = inside_sandbox();
 	_cleanup_free_ char *store = trust_store_dir(envp, s->home);
 	if (!s->trust.file) {
 		s->trust.state = TRUST_NO_FILE;
-		if (!cli->config_path && !inside)
+		if (!req->config_path && !inside)
 			trust_find_gone(&s->trust, s->cwd, store);
 	} else {
 		if (!inside)
-			add_policy_loosenings(s, cli, base, envp);
+			add_policy_loosenings(s, req, base, envp);
 		trust_decide(&s->trust, store, inside);
 	}
-	if (cli->verb == VERB_RUN && !cli->dry_run && !inside && store &&
-	    trust_withdraw(&s->trust, store, err) < 0)
-		return -1;
+	if (!output_debug_enabled())
+		return;
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	trust_describe(&s->trust, &sb);
 	for (char *line = sb.buf, *end; line && *line; line = end ? end + 1 : NULL) {
 		end = strchr(line, '\n');
 		if (end)
 			*end = '\0';
-		debug_line(dbg, "%s", line);
+		output_debug("%s", line);
 	}
-	bool refused = s->trust.state == TRUST_UNAPPROVED || s->trust.state == TRUST_CHANGED ||
-		       s->trust.state == TRUST_REPLACED;
-	if (refused && cli->verb == VERB_RUN)
-		return trust_refuse(&s->trust, err);
-	return 0;
 }
 
-int session_build(struct session *s, const struct cli *cli, char *const *envp,
-		  const struct debug *dbg, struct error *err)
+bool sandbox_spec_trust_refused(const struct sandbox_spec *s)
 {
-	*s = (struct session){.rules = RULE_LIST_INIT};
-	config_init(&s->cfg);
+	return s->trust.state == TRUST_UNAPPROVED || s->trust.state == TRUST_CHANGED ||
+	       s->trust.state == TRUST_REPLACED;
+}
 
-	if (resolve_cwd(cli, &s->cwd, err) < 0)
+static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struct error *err)
+{
+	char *const *envp = req->envp;
+	if (resolve_cwd(req, &s->cwd, err) < 0)
 		return -1;
-	debug_line(dbg, "cwd: %s%s", s->cwd, cli->cwd ? " (from --cwd)" : "");
+	s->cwd_given = req->cwd != NULL;
+	output_debug("cwd: %s%s", s->cwd, req->cwd ? " (from --cwd)" : "");
 	s->home = find_home(envp);
 	s->global_dir = find_global_dir(envp, s->home);
 
 	_cleanup_config_ struct config base;
 	config_init(&base);
-	if (load_layers(s, cli, dbg, &base, err) < 0)
+	if (load_layers(s, req, &base, err) < 0)
 		return -1;
-	apply_cli(&s->cfg, cli);
-	if (cli->rules.len)
-		debug_line(dbg, "config: command line: %zu rule%s", cli->rules.len,
-			   cli->rules.len == 1 ? "" : "s");
-	debug_line(dbg, "merge: network=%s (%s), docker=%s (%s), read-only=%s (%s)",
-		   network_mode_name(s->cfg.network.mode), network_origin(&s->cfg.network),
-		   s->cfg.docker.value ? "exposed" : "hidden", setting_origin(&s->cfg.docker),
-		   s->cfg.read_only.value ? "yes" : "no", setting_origin(&s->cfg.read_only));
+	apply_request(&s->cfg, req);
+	if (req->rules && req->rules->len)
+		output_debug("config: command line: %zu rule%s", req->rules->len,
+			     req->rules->len == 1 ? "" : "s");
+	output_debug("merge: network=%s (%s), docker=%s (%s), read-only=%s (%s)",
+		     network_mode_name(s->cfg.network.mode), network_origin(&s->cfg.network),
+		     s->cfg.docker.value ? "exposed" : "hidden", setting_origin(&s->cfg.docker),
+		     s->cfg.read_only.value ? "yes" : "no", setting_origin(&s->cfg.read_only));
 
-	build_environment(s, cli, envp, dbg);
+	build_environment(s, req, envp);
 
 	s->presets = preset_select(&s->cfg.presets);
 	_cleanup_strbuf_ struct strbuf names = STRBUF_INIT;
 	preset_describe(s->presets, &names);
 	s->presets_text = strbuf_detach(&names);
-	debug_line(dbg, "presets: %s", s->presets_text);
-	point_claude_at_its_copy(s, envp, dbg);
+	output_debug("presets: %s", s->presets_text);
+	point_claude_at_its_copy(s, envp);
 
 	if (s->presets & preset_lookup("@base")) {
 		struct stat st;
@@ -470,14 +414,17 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	}
 
 	s->docker_socket = find_docker_socket(envp);
-	if (prepare_audit(s, cli, envp, err) < 0)
-		return -1;
+	/* The audit log is the host's record of what the sandbox did: it is
+	 * hidden inside whether or not a run writes to it (build_rules).
+	 * Inside a sandbox the outer agent-sandbox records the run. */
+	s->audit_dir = audit_dir(envp, s->home);
+	s->audit = s->cfg.audit.value && s->audit_dir && !inside_sandbox();
 	/* The scan runs before the rules: @git protects the repositories it
 	 * finds. */
 	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
 		return -1;
-	report_secrets_debug(dbg, &s->secrets);
-	make_sourced_dirs(s, cli, dbg);
+	debug_secrets(&s->secrets);
+	check_agent_dirs(s);
 	build_rules(s, &s->cfg, envp, &s->rules);
 
 	struct policy_input in = {
@@ -488,16 +435,30 @@ int session_build(struct session *s, const struct cli *cli, char *const *envp,
 	};
 	if (policy_resolve(&in, &s->policy, err) < 0)
 		return -1;
-	report_policy_notes(dbg, &s->policy);
-	if (check_trust(s, cli, &base, envp, dbg, err) < 0)
+	debug_policy_notes(&s->policy);
+	check_trust(s, req, &base, envp);
+	if (build_wrappers(s, envp, err) < 0)
 		return -1;
-	if (build_wrappers(s, envp, dbg, err) < 0)
-		return -1;
-	seed_claude_config(s, cli, dbg);
+	hardening_plan(&s->hardening, &s->policy, s->cfg.network.mode == NETWORK_FILTERED);
+	s->allow_degraded = req->allow_degraded;
+	for (char *const *a = req->command; a && *a; a++)
+		strv_push(&s->command, *a);
 	return 0;
 }
 
-void session_release(struct session *s)
+int sandbox_plan(const struct sandbox_request *req, struct sandbox_spec *spec, struct error *err)
+{
+	*spec =
+	    (struct sandbox_spec){.rules = RULE_LIST_INIT, .command = STRV_INIT, .envp = req->envp};
+	config_init(&spec->cfg);
+	if (plan(req, spec, err) < 0) {
+		sandbox_spec_release(spec);
+		return -1;
+	}
+	return 0;
+}
+
+void sandbox_spec_release(struct sandbox_spec *s)
 {
 	free(s->cwd);
 	free(s->home);
@@ -512,5 +473,7 @@ void session_release(struct session *s)
 	free(s->audit_dir);
 	wrapper_plan_release(&s->wrappers);
 	trust_check_release(&s->trust);
-	*s = (struct session){0};
+	hardening_release(&s->hardening);
+	strv_release(&s->command);
+	*s = (struct sandbox_spec){0};
 }

@@ -1,0 +1,458 @@
+/* This file turns a spec into a running sandbox with bwrap, in the order
+ * that keeps a failure harmless: everything is found, made and rendered
+ * before anything starts, the guard watches before the command runs, and
+ * the audit log records the start only when bwrap is about to run. */
+#include "sandbox/launch.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit/writer.h"
+#include "base/cleanup.h"
+#include "base/output.h"
+#include "base/xalloc.h"
+#include "git/repo.h"
+#include "net/policy.h"
+#include "net/proxy.h"
+#include "policy/path.h"
+#include "sandbox/bwrap.h"
+#include "sandbox/mount_plan.h"
+#include "sandbox/nested.h"
+#include "sandbox/rundir.h"
+#include "sandbox/seccomp.h"
+#include "sandbox/supervise.h"
+#include "spec/debug.h"
+
+/* Looks bwrap up on the PATH of the environment we were given. */
+static int find_bwrap(char *const *envp, char **out, struct error *err)
+{
+	*out = env_find_program(envp, "bwrap");
+	if (*out)
+		return 0;
+	error_set(err, ERROR_SETUP, "bwrap (bubblewrap) not found on PATH");
+	error_hint(err, "install it: sudo apt-get install bubblewrap (Debian, Ubuntu), sudo dnf "
+			"install bubblewrap (Fedora), sudo pacman -S bubblewrap (Arch)");
+	return -1;
+}
+
+static int find_self(char **out, struct error *err)
+{
+	_cleanup_free_ char *exe = NULL;
+	int r = path_read_link("/proc/self/exe", &exe);
+	if (r < 0)
+		return error_errno(err, ERROR_SETUP, -r, "reading /proc/self/exe");
+	if (strstr(exe, " (deleted)"))
+		return error_set(err, ERROR_SETUP,
+				 "the agent-sandbox binary was replaced or deleted while running "
+				 "(%s); run it again",
+				 exe);
+	*out = steal_ptr(&exe);
+	return 0;
+}
+
+/* Seccomp and Landlock as the spec has them; a layer the kernel lacks
+ * stops the run unless the user let it go. */
+static int require_hardening(const struct sandbox_spec *s, struct error *err)
+{
+	if (hardening_require(&s->hardening, s->allow_degraded, err) < 0) {
+		output_debug("layers: landlock: ABI %d: %s", s->hardening.landlock_abi, err->msg);
+		return -1;
+	}
+	if (output_debug_enabled()) {
+		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+		hardening_describe(&s->hardening, &sb);
+		for (char *line = strtok(sb.buf, "\n"); line; line = strtok(NULL, "\n"))
+			output_debug("%s", line + strspn(line, " "));
+	}
+	return 0;
+}
+
+/* Every network decision of the proxy arrives here: into the audit log,
+ * and to --debug. */
+static void network_decision(void *ctx, const struct proxy_decision *d)
+{
+	audit_network(ctx, d);
+	if (!d->allowed) {
+		output_debug("network: refused %s %s port %u: %s", d->protocol, d->host, d->port,
+			     d->reason);
+		return;
+	}
+	if (d->reason) {
+		output_debug("network: allowed %s %s port %u, failed after %.0f ms: %s",
+			     d->protocol, d->host, d->port, d->duration_ms, d->reason);
+		return;
+	}
+	output_debug("network: allowed %s %s port %u (%s): %llu bytes out, %llu bytes in, %.0f ms",
+		     d->protocol, d->host, d->port, d->address ? d->address : "?",
+		     (unsigned long long)d->bytes_out, (unsigned long long)d->bytes_in,
+		     d->duration_ms);
+}
+
+static int dispatch_proxy(void *proxy)
+{
+	proxy_dispatch(proxy);
+	return 0;
+}
+
+static int dispatch_guard(void *guard)
+{
+	return guard_dispatch(guard);
+}
+
+/* Every path the guard moves goes into the audit log at once, and to
+ * --debug; the front end reports the summary after the command. */
+static void guard_reported(void *ctx, const struct guard_event *e)
+{
+	audit_quarantine(ctx, e->path, e->moved_to, e->rule->origin, e->error);
+	if (e->moved_to)
+		output_debug("guard: %s appeared (%s by %s): moved to %s", e->path,
+			     access_level_name(e->rule->level), e->rule->origin, e->moved_to);
+	else
+		output_debug("guard: %s appeared (%s by %s): %s", e->path,
+			     access_level_name(e->rule->level), e->rule->origin, e->error);
+}
+
+/* The host side of a filtered network: the policy, a private directory and
+ * the proxy listening in it. */
+struct network_run {
+	struct net_policy policy;
+	struct sandbox_net net;
+	char *dir;
+	char *socket;
+	struct proxy *proxy;
+};
+
+static int network_start(struct network_run *nr, const struct sandbox_spec *s, bool dry_run,
+			 struct audit *audit, struct error *err)
+{
+	net_policy_build(&s->cfg.network, &nr->policy);
+	for (size_t i = 0; i < nr->policy.allow_len; i++)
+		output_debug("network: allow %s (%s)", nr->policy.allow[i].pattern,
+			     nr->policy.allow[i].origin);
+	for (size_t i = 0; i < nr->policy.deny_len; i++)
+		output_debug("network: deny %s (%s)", nr->policy.deny[i].pattern,
+			     nr->policy.deny[i].origin);
+	if (dry_run)
+		nr->socket = xstrdup("$XDG_RUNTIME_DIR/agent-sandbox/net-XXXXXX/proxy.sock");
+	else if (rundir_session_dir(env_get(s->envp, "XDG_RUNTIME_DIR"), &nr->dir, err) < 0)
+		return -1;
+	else
+		nr->socket = xasprintf("%s/proxy.sock", nr->dir);
+	nr->net = (struct sandbox_net){
+	    .proxy_socket = nr->socket,
+	    .http_port = nr->policy.http_port,
+	    .socks_port = nr->policy.socks_port,
+	    .localhost = nr->policy.localhost,
+	    .localhost_len = nr->policy.localhost_len,
+	};
+	if (dry_run)
+		return 0;
+	struct proxy_options opt = {
+	    .policy = &nr->policy,
+	    .socket_path = nr->socket,
+	    .on_decision = network_decision,
+	    .ctx = audit,
+	};
+	if (proxy_start(&nr->proxy, &opt, err) < 0)
+		return -1;
+	output_debug("network: proxy listening on %s; inside: http 127.0.0.1:%u, socks5 "
+		     "127.0.0.1:%u",
+		     nr->socket, nr->net.http_port, nr->net.socks_port);
+	return 0;
+}
+
+static void network_stop(struct network_run *nr)
+{
+	proxy_free(nr->proxy);
+	if (nr->dir)
+		rmdir(nr->dir);
+	free(nr->dir);
+	free(nr->socket);
+	net_policy_release(&nr->policy);
+	*nr = (struct network_run){0};
+}
+
+/* Starts watching the protected paths that do not exist, before anything
+ * runs in the sandbox. */
+static int start_guard(const struct sandbox_spec *s, const struct guard_plan *plan,
+		       struct audit *audit, struct guard **out, struct error *err)
+{
+	char id[17];
+	if (audit->fd >= 0)
+		memcpy(id, audit->session, sizeof(id));
+	else if (audit_session_id(id) < 0)
+		return error_errno(err, ERROR_SETUP, errno, "choosing a session id");
+	_cleanup_free_ char *base = s->audit_dir ? xasprintf("%s/quarantine", s->audit_dir) : NULL;
+	if (guard_start(out, plan, &s->policy, base, id, guard_reported, audit, err) < 0)
+		return -1;
+	struct git_repo repo;
+	bool in_repo = git_repo_find(s->cwd, &repo);
+	if (in_repo) {
+		_cleanup_free_ char *index = xasprintf("%s/index", repo.git_dir);
+		guard_watch_repository(*out, repo.toplevel, index);
+	}
+	if (!s->secrets.skipped_root)
+		guard_watch_tree(*out, s->cwd, in_repo ? repo.common : NULL, &s->secrets.skip,
+				 &s->secrets.found.git_entries, s->secrets.found.unreadable);
+	git_repo_release(&repo);
+	debug_guard(plan);
+	return 0;
+}
+
+/* The identities of the files the sandbox is given besides the policy's
+ * (which policy_resolve records): the init checks that bwrap mounted
+ * these very objects. The binary is identified by what runs, not by its
+ * path. */
+static int identify_sources(struct bwrap_input *in, struct sandbox_net *net, struct error *err)
+{
+	struct {
+		const char *path;
+		struct file_id *id;
+	} sources[] = {
+	    {"/", &in->root_id},
+	    {"/proc/self/exe", &in->self_id},
+	    {in->empty_file, &in->empty_id},
+	    {in->audit_socket, &in->audit_socket_id},
+	    {in->net ? net->proxy_socket : NULL, &net->proxy_socket_id},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(sources); i++) {
+		if (!sources[i].path)
+			continue;
+		int r = file_id_of(sources[i].path, sources[i].id);
+		if (r < 0)
+			return error_errno(err, ERROR_SETUP, -r, "identifying %s", sources[i].path);
+	}
+	return 0;
+}
+
+/* Everything a launch holds, released in reverse by launch_release. */
+struct launch {
+	char *bwrap;
+	char *self;
+	char *empty;
+	int seccomp_fd;
+	struct audit audit;
+	struct network_run net;
+	struct guard_plan guard_plan;
+	struct guard *guard;
+	struct supervisor sv;
+	bool sv_ready;
+	struct strv host_env, loader_env;
+	int mounts_fd;
+	struct strv args;
+	struct mount_plan mounts;
+	size_t command_start;
+	bool new_session;
+};
+
+static void launch_release(struct launch *l)
+{
+	if (l->sv_ready)
+		supervisor_release(&l->sv);
+	mount_plan_release(&l->mounts);
+	strv_release(&l->args);
+	if (l->mounts_fd >= 0)
+		close(l->mounts_fd);
+	strv_release(&l->host_env);
+	strv_release(&l->loader_env);
+	guard_free(l->guard);
+	guard_plan_release(&l->guard_plan);
+	network_stop(&l->net);
+	audit_close(&l->audit);
+	if (l->seccomp_fd >= 0)
+		close(l->seccomp_fd);
+	free(l->empty);
+	free(l->self);
+	free(l->bwrap);
+}
+
+static inline void cleanup_launchp(struct launch *l)
+{
+	launch_release(l);
+}
+
+static int open_audit(const struct sandbox_spec *s, const char *empty_file, struct audit *a,
+		      struct error *err)
+{
+	if (audit_open(a, s->audit_dir, err) < 0)
+		return -1;
+	/* The socket goes next to the empty file, in the private runtime
+	 * directory that rundir.c has checked. */
+	_cleanup_free_ char *runtime = xstrdup(empty_file);
+	*strrchr(runtime, '/') = '\0';
+	return audit_listen(a, runtime, err);
+}
+
+/* Finds, makes and renders everything; with dry_run, nothing that would
+ * change the host beyond the runtime directory's empty file, and nothing
+ * starts. */
+static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
+			  const struct sandbox_io *io, bool dry_run, struct error *err)
+{
+	if (find_bwrap(s->envp, &l->bwrap, err) < 0 && !dry_run)
+		return -1;
+	if (find_self(&l->self, err) < 0)
+		return -1;
+	if (rundir_empty_file(env_get(s->envp, "XDG_RUNTIME_DIR"), &l->empty, err) < 0)
+		return -1;
+	l->seccomp_fd = seccomp_filter_fd(err);
+	if (l->seccomp_fd < 0)
+		return -1;
+	if (require_hardening(s, err) < 0)
+		return -1;
+	if (s->audit && !dry_run && open_audit(s, l->empty, &l->audit, err) < 0)
+		return -1;
+	bool filtered = s->cfg.network.mode == NETWORK_FILTERED;
+	if (filtered && network_start(&l->net, s, dry_run, &l->audit, err) < 0)
+		return -1;
+
+	guard_plan_build(&s->policy, &l->guard_plan);
+	if (!dry_run && start_guard(s, &l->guard_plan, &l->audit, &l->guard, err) < 0)
+		return -1;
+
+	if (supervisor_prepare(&l->sv, io->err, err) < 0) {
+		supervisor_release(&l->sv);
+		return -1;
+	}
+	l->sv_ready = true;
+	const char *runtime_dir = env_get(s->envp, "XDG_RUNTIME_DIR");
+	l->new_session = !isatty(io->in);
+	env_split_loader(strv_array((struct strv *)&s->env.envp), &l->host_env, &l->loader_env);
+	l->mounts_fd = mount_plan_memfd_create(err);
+	if (l->mounts_fd < 0)
+		return -1;
+	struct bwrap_input in = {
+	    .policy = &s->policy,
+	    .host_network = s->cfg.network.mode == NETWORK_HOST,
+	    .net = filtered ? &l->net.net : NULL,
+	    .new_session = l->new_session,
+	    .self_exe = l->self,
+	    .empty_file = l->empty,
+	    .runtime_dir = runtime_dir && !strncmp(runtime_dir, "/run/", 5) ? runtime_dir : NULL,
+	    .cwd = s->cwd,
+	    .seccomp_fd = l->seccomp_fd,
+	    .info_fd = l->sv.info_pipe[1],
+	    .ready_fd = l->sv.ready_pipe[1],
+	    .stderr_fd = l->sv.stderr_copy,
+	    .ignored_signals = l->sv.ignored_signals,
+	    .command = strv_array((struct strv *)&s->command),
+	    .audit_socket = l->audit.sock_path,
+	    .wrappers = &s->wrappers,
+	    .nested = s->nested,
+	    .hardening = &s->hardening,
+	    .allow_unix = s->cfg.docker.value,
+	    .loader_env = strv_array(&l->loader_env),
+	    .mounts_fd = l->mounts_fd,
+	};
+	if (!dry_run && identify_sources(&in, &l->net.net, err) < 0)
+		return -1;
+	l->command_start = bwrap_render(&in, &l->args, &l->mounts);
+	debug_bwrap_args(&l->args);
+	output_debug("mount check: the init checks %zu mounts before the command starts",
+		     l->mounts.len);
+	return 0;
+}
+
+static void launch_init(struct launch *l)
+{
+	*l = (struct launch){
+	    .seccomp_fd = -1,
+	    .audit = {.fd = -1, .sock = -1, .stop_pipe = {-1, -1}},
+	    .host_env = STRV_INIT,
+	    .loader_env = STRV_INIT,
+	    .mounts_fd = -1,
+	    .args = STRV_INIT,
+	};
+}
+
+void sandbox_rendering_release(struct sandbox_rendering *r)
+{
+	strv_release(&r->args);
+}
+
+int sandbox_render(const struct sandbox_spec *s, const struct sandbox_io *io,
+		   struct sandbox_rendering *out, struct error *err)
+{
+	*out = (struct sandbox_rendering){.args = STRV_INIT};
+	if (s->nested) {
+		out->nested = true;
+		if (require_hardening(s, err) < 0)
+			return -1;
+		return nested_render(s, &out->args, err);
+	}
+	_cleanup_(cleanup_launchp) struct launch l;
+	launch_init(&l);
+	if (launch_prepare(&l, s, io, true, err) < 0)
+		return -1;
+	out->mounts = l.mounts.len;
+	out->args = l.args;
+	l.args = (struct strv)STRV_INIT;
+	return 0;
+}
+
+void sandbox_result_release(struct sandbox_result *r)
+{
+	guard_free(r->guard);
+	r->guard = NULL;
+}
+
+int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
+		   struct sandbox_result *result, struct error *err)
+{
+	*result = (struct sandbox_result){0};
+	if (s->nested) {
+		if (require_hardening(s, err) < 0)
+			return -1;
+		return nested_run(s, err);
+	}
+	_cleanup_(cleanup_launchp) struct launch l;
+	launch_init(&l);
+	if (launch_prepare(&l, s, io, false, err) < 0)
+		return -1;
+	if (mount_plan_memfd_seal(l.mounts_fd, &l.mounts, err) < 0)
+		return -1;
+	struct supervise_request req = {
+	    .bwrap = l.bwrap,
+	    .mounts_fd = l.mounts_fd,
+	    .args = &l.args,
+	    .command_start = l.command_start,
+	    .envp = strv_array(&l.host_env),
+	    .in = io->in,
+	    .out = io->out,
+	    .err = io->err,
+	    .seccomp_fd = l.seccomp_fd,
+	    .new_session = l.new_session,
+	};
+	if (l.net.proxy)
+		req.sources[req.sources_len++] = (struct supervise_source){
+		    .fd = proxy_fd(l.net.proxy), .ready = dispatch_proxy, .ctx = l.net.proxy};
+	if (l.guard)
+		req.sources[req.sources_len++] = (struct supervise_source){
+		    .fd = guard_fd(l.guard), .ready = dispatch_guard, .ctx = l.guard};
+	struct audit_start start = {
+	    .cwd = s->cwd,
+	    .command = strv_array((struct strv *)&s->command),
+	    .policy = &s->policy,
+	    .network = s->cfg.network.mode == NETWORK_HOST   ? "host"
+		       : s->cfg.network.mode == NETWORK_NONE ? "none"
+							     : "filtered",
+	    .read_only = s->cfg.read_only.value,
+	    .secrets_masked = s->secrets.found.len,
+	    .env_dropped = &s->env.dropped,
+	    .degraded = &s->hardening.degraded,
+	};
+	audit_session_start(&l.audit, &start);
+	int status = supervisor_run(&l.sv, &req, err);
+	supervisor_release(&l.sv);
+	l.sv_ready = false;
+	if (l.guard) {
+		guard_finish(l.guard);
+		if (status < 0 && guard_stop_reason(l.guard))
+			error_set(err, ERROR_SETUP, "%s", guard_stop_reason(l.guard));
+		result->guard = steal_ptr(&l.guard);
+	}
+	audit_session_end(&l.audit, status, status < 0 ? err->msg : NULL);
+	return status;
+}

@@ -1,0 +1,53 @@
+/* The bwrap backend: a spec rendered as bwrap arguments and run. Rendering
+ * takes the resources a launch needs (the runtime directory's empty file,
+ * the seccomp filter, the pipes the supervisor reads) and stops before
+ * anything starts, for --dry-run; launching goes on to the audit session,
+ * the proxy, the guard, bwrap and the supervision of the command. */
+#pragma once
+
+#include "base/error.h"
+#include "base/strv.h"
+#include "sandbox/guard.h"
+#include "spec/spec.h"
+
+struct sandbox_io {
+	int in, out, err;
+};
+
+/* What --dry-run shows. */
+struct sandbox_rendering {
+	bool nested;	  /* a sandbox inside a sandbox: no bwrap */
+	struct strv args; /* bwrap's arguments; nested: the paths Landlock keeps writable */
+	size_t mounts;	  /* how many mounts the init would check */
+};
+
+void sandbox_rendering_release(struct sandbox_rendering *r);
+
+static inline void cleanup_sandbox_renderingp(struct sandbox_rendering *r)
+{
+	sandbox_rendering_release(r);
+}
+#define _cleanup_sandbox_rendering_ _cleanup_(cleanup_sandbox_renderingp)
+
+int sandbox_render(const struct sandbox_spec *spec, const struct sandbox_io *io,
+		   struct sandbox_rendering *out, struct error *err);
+
+/* What a launch leaves for the front end: the guard's findings, to report
+ * after the command. */
+struct sandbox_result {
+	struct guard *guard; /* NULL when none ran */
+};
+
+void sandbox_result_release(struct sandbox_result *r);
+
+static inline void cleanup_sandbox_resultp(struct sandbox_result *r)
+{
+	sandbox_result_release(r);
+}
+#define _cleanup_sandbox_result_ _cleanup_(cleanup_sandbox_resultp)
+
+/* Runs the spec's command in a sandbox and returns its exit status (a
+ * nested run returns only on error: the process becomes the command), or
+ * -1 with err set. */
+int sandbox_launch(const struct sandbox_spec *spec, const struct sandbox_io *io,
+		   struct sandbox_result *result, struct error *err);

@@ -1,0 +1,65 @@
+/* This file holds the host writes of a run that are not the sandbox
+ * itself: state directories, agent directories, trust store upkeep. Inside
+ * a sandbox none of them happens: the outer agent-sandbox did them. */
+#include "sandbox/prepare.h"
+
+#include <stdlib.h>
+
+#include "audit/writer.h"
+#include "base/cleanup.h"
+#include "base/output.h"
+#include "inside/inside.h"
+#include "policy/agent_state.h"
+#include "policy/preset.h"
+#include "policy/trust.h"
+
+int sandbox_prepare_host(const struct sandbox_spec *s, struct error *err)
+{
+	if (inside_sandbox())
+		return 0;
+	if (s->audit) {
+		struct audit probe;
+		int r = audit_open(&probe, s->audit_dir, err);
+		audit_close(&probe);
+		if (r < 0) {
+			error_hint(err, "set \"audit\": false in the config to run without the "
+					"audit log");
+			return -1;
+		}
+	} else if (s->audit_dir && trust_store_prepare(s->audit_dir, err) < 0) {
+		return -1;
+	}
+	if (!s->agent_dirs_missing)
+		return 0;
+	_cleanup_error_ struct error derr = ERROR_INIT;
+	int made = agent_state_make_sourced_dirs(s->home, s->claude_config_dir, &derr);
+	if (made < 0)
+		output_debug("agents: %s", derr.msg);
+	else if (made > 0)
+		output_debug("agents: made %d empty director%s for shell snapshots and hook env "
+			     "files, to be mounted read-only",
+			     made, made == 1 ? "y" : "ies");
+	return made > 0;
+}
+
+int sandbox_withdraw_stale_trust(struct sandbox_spec *s, struct error *err)
+{
+	if (inside_sandbox())
+		return 0;
+	_cleanup_free_ char *store = trust_store_dir(s->envp, s->home);
+	return store ? trust_withdraw(&s->trust, store, err) : 0;
+}
+
+void sandbox_seed_agents(const struct sandbox_spec *s)
+{
+	if (!s->seed_claude || !(s->presets & preset_lookup("@agents")) || !s->home ||
+	    inside_sandbox() || s->cfg.read_only.value)
+		return;
+	_cleanup_error_ struct error serr = ERROR_INIT;
+	int r = agent_state_seed_claude(s->home, &serr);
+	if (r < 0)
+		output_debug("agents: Claude Code starts without a copy of ~/.claude.json: %s",
+			     serr.msg);
+	else if (r > 0)
+		output_debug("agents: copied ~/.claude.json to ~/.claude/.claude.json");
+}

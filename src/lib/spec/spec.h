@@ -1,0 +1,104 @@
+/* The request a front end makes and the spec the library plans from it.
+ *
+ * A front end (the command line, the daemon) fills a plain
+ * sandbox_request: where, with which environment, which config files and
+ * which settings of its own, and what to run. sandbox_plan turns it into a
+ * sandbox_spec: every decision about the sandbox, backend-neutral, each
+ * with where it came from. Planning reads (config files, stat, readlink,
+ * the secret scan) but creates nothing, opens no log and starts nothing;
+ * `policy`, --dry-run, doctor, the trust rule and every backend consume the
+ * same spec. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "base/cleanup.h"
+#include "base/error.h"
+#include "base/strv.h"
+#include "config/commands.h"
+#include "config/config.h"
+#include "policy/env.h"
+#include "policy/policy.h"
+#include "policy/rule.h"
+#include "policy/secrets.h"
+#include "policy/trust.h"
+#include "policy/wrappers.h"
+#include "sandbox/hardening.h"
+
+/* A setting the front end may leave to the config. */
+enum request_setting {
+	REQUEST_UNSET = -1,
+	REQUEST_OFF = 0,
+	REQUEST_ON = 1,
+};
+
+struct sandbox_request {
+	const char *cwd;	 /* working directory; relative to the process's; NULL: that one */
+	char *const *envp;	 /* the environment the command would inherit */
+	const char *config_path; /* a config file instead of the project's, or NULL */
+	/* Settings of the front end's own, the topmost config layer
+	 * (LAYER_CLI); each origin says where it came from ("--ro"). */
+	const struct rule_list *rules;	      /* may be NULL */
+	const struct command_table *commands; /* may be NULL */
+	enum request_setting network;	      /* ON: host network, OFF: none */
+	const struct strv *allow_hosts;	      /* asks for the filtered network; may be NULL */
+	enum request_setting docker;
+	enum request_setting read_only;
+	const struct strv *env_allow; /* name globs always passed; may be NULL */
+	const struct strv *env_set;   /* NAME=VALUE, winning over env.set; may be NULL */
+	const struct strv *env_block; /* name globs always dropped; may be NULL */
+	bool allow_degraded;	      /* go on without layers the kernel lacks */
+	char *const *command;	      /* argv of what runs inside; may be empty */
+};
+
+/* Resource limits for the sandbox. None is set by anything yet: every
+ * backend reads them from here once workspaces give them a source. */
+struct sandbox_limits {
+	unsigned long long memory_bytes; /* 0: no limit */
+	unsigned cpus_milli;		 /* 0: no limit */
+	unsigned pids;			 /* 0: no limit */
+	unsigned timeout_s;		 /* 0: no limit */
+};
+
+struct sandbox_spec {
+	char *cwd;	     /* effective working directory, resolved */
+	bool cwd_given;	     /* the request named it */
+	char *home;	     /* NULL when unknown */
+	char *global_dir;    /* $XDG_CONFIG_HOME/agent-sandbox */
+	char *docker_socket; /* where the Docker socket would be, or NULL */
+	struct config cfg;   /* every layer merged: network, env, commands, audit, ... */
+	unsigned presets;
+	char *presets_text;
+	struct rule_list rules; /* built-in, preset and config rules together */
+	struct policy policy;	/* the access table */
+	struct secrets secrets; /* secret files found under cwd, masked */
+	struct env_result env;	/* the command's environment, and what was dropped */
+	char *audit_dir;	/* where the audit log lives (hidden inside), or NULL */
+	bool audit;		/* a run of this spec writes the audit log */
+	bool nested;		/* inside a sandbox already */
+	struct wrapper_plan wrappers;
+	struct trust_check trust;      /* may the project config apply? */
+	struct hardening hardening;    /* seccomp and Landlock, as the kernel allows */
+	bool allow_degraded;	       /* a run may go without layers the kernel lacks */
+	const char *claude_config_dir; /* the host's CLAUDE_CONFIG_DIR (in envp), or NULL */
+	bool seed_claude;	       /* Claude Code inside uses ~/.claude/.claude.json */
+	bool agent_dirs_missing;       /* a run makes directories the policy then mounts */
+	struct sandbox_limits limits;
+	struct strv command; /* what runs inside */
+	char *const *envp;   /* the request's environment (not owned) */
+};
+
+/* Pure: reads, never writes. On error, *spec is released. */
+int sandbox_plan(const struct sandbox_request *req, struct sandbox_spec *spec, struct error *err);
+void sandbox_spec_release(struct sandbox_spec *spec);
+
+static inline void cleanup_sandbox_specp(struct sandbox_spec *s)
+{
+	sandbox_spec_release(s);
+}
+#define _cleanup_sandbox_spec_ _cleanup_(cleanup_sandbox_specp)
+
+/* Whether a run of this spec must stop on the trust rule: the project
+ * config loosens and its content was never approved (or has changed, or
+ * the file was replaced). */
+bool sandbox_spec_trust_refused(const struct sandbox_spec *spec);
