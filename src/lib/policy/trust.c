@@ -20,6 +20,7 @@
 
 #include "audit/writer.h"
 #include "base/cleanup.h"
+#include "base/dirs.h"
 #include "policy/env.h"
 #include "inside/inside.h"
 #include "base/io.h"
@@ -524,7 +525,7 @@ void trust_add_policy_loosenings(struct trust_check *tc, const struct policy *ba
 
 char *trust_store_dir(char *const *envp, const char *home)
 {
-	_cleanup_free_ char *dir = audit_dir(envp, home);
+	_cleanup_free_ char *dir = dirs_state(envp, home);
 	return dir ? xasprintf("%s/trusted", dir) : NULL;
 }
 
