@@ -406,13 +406,13 @@ static int scan_escape(struct scanner *s, size_t string_start, struct strbuf *de
 		cp = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
 		if (term_escape_unsafe(cp))
 			return fail_unsafe(s, esc, cp);
-		/* json-c decodes some valid pairs as U+FFFD ("\\ud837\\uded8"),
-		 * so the text would mean one thing here and another there. */
+		/* Refused though this scanner could decode it: json-c's own
+		 * reader decodes some valid pairs as U+FFFD ("\\ud837\\uded8"),
+		 * and a config must mean the same to every json-c reader. */
 		return fail_at(s, esc,
 			       "'\\u%04X\\u%04X': write characters beyond U+FFFF as UTF-8, not as "
 			       "\\u escapes (the JSON reader decodes some of these pairs wrongly)",
 			       unit, low);
-		s->off = low_esc + 6;
 	} else if (unit >= 0xDC00 && unit <= 0xDFFF) {
 		return fail_at(s, esc, "lone surrogate '\\u%04X' in a string", unit);
 	} else if (unit == 0) {
