@@ -15,7 +15,7 @@ VERSION := 0.1.0
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 BUILD ?= build
-PKGS := json-c libseccomp
+PKGS := json-c libseccomp libmd
 
 WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wno-unused-parameter

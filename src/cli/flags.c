@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "policy/name_pattern.h"
 #include "net/host_groups.h"
 #include "net/host_match.h"
 #include "policy/pattern.h"
@@ -223,7 +222,7 @@ static int add_env(struct cli *cli, const char *flag, const char *value, struct 
 				 "flag %s %s: \"%s\" is not a variable name (letters, digits "
 				 "and \"_\")",
 				 flag, value, name);
-	if (!eq && name_pattern_validate(name, &perr) < 0)
+	if (!eq && pattern_validate_name(name, &perr) < 0)
 		return error_set(err, ERROR_USAGE, "flag %s: %s", flag, perr.msg);
 	if (eq)
 		strv_push(&cli->env_set, value);

@@ -28,7 +28,8 @@ test_run_writes_start_and_end_records_with_exit_status()
 	[ "$(records start cwd)" = "\"$T/work\"" ] || fail "cwd: $(records start cwd)"
 	[ "$(records start secrets_masked)" = 1 ] || fail "masked: $(records start secrets_masked)"
 	records start env_dropped | grep -q '"MY_TOKEN"' || fail "env: $(records start env_dropped)"
-	records start policy_digest | grep -q '^"fnv1a64:' || fail "no policy digest"
+	records start policy_digest | grep -Eqx '"sha256:[0-9a-f]{64}"' ||
+		fail "policy digest: $(records start policy_digest)"
 	[ "$(records end status)" = 7 ] || fail "status: $(records end status)"
 	[ "$(records start session)" = "$(records end session)" ] || fail "session ids differ"
 	! grep -q '"t"' "$(log_file)" || fail "an env value reached the log"

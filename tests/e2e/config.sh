@@ -70,6 +70,8 @@ test_bad_configs_are_rejected_with_file_line_and_column()
 []|1:1|object
 {"secrets": []}|1:13|expected an object
 {"secrets": {"patterns": ["[abc"]}}|1:27|not closed
+{"secrets": {"patterns": ["[[:alhpa:]]x"]}}|1:27|unknown character class
+{"filesystem": {"ro": ["[[:alpha:]"]}}|1:24|not closed
 {"secrets": {"patterns": ["a/*.pem"]}}|1:27|cannot contain "/"
 {"secrets": {"allow": [""]}}|1:24|empty pattern
 {"secrets": {"skip": ["x**"]}}|1:23|**

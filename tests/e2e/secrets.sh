@@ -114,6 +114,22 @@ JSON
 secret-notes-secret.md"
 }
 
+test_configured_pattern_with_posix_class_masks_only_matching_names()
+{
+	# The class means what it means in a path rule: one letter or digit
+	# of the class, not the bracket text itself.
+	make_files 1prod.dump prod.dump data/7.dump data/x7.dump
+	cat >.agent-sandbox.jsonc <<'JSON'
+{"secrets": {"patterns": ["[[:digit:]]*.dump"]}}
+JSON
+	approve_config
+	sbx cat 1prod.dump prod.dump data/7.dump data/x7.dump
+	expect_status 0
+	expect_out "secret-prod.dump
+secret-data/x7.dump"
+	expect_content 1prod.dump "secret-1prod.dump"
+}
+
 test_npmrc_is_masked_only_when_it_holds_credentials()
 {
 	printf 'registry=https://registry.example/\n' >.npmrc

@@ -10,7 +10,7 @@
 
 #include "base/cleanup.h"
 #include "policy/env.h"
-#include "policy/name_pattern.h"
+#include "policy/pattern.h"
 
 struct match_case {
 	const char *pattern;
@@ -56,17 +56,22 @@ static void name_pattern_matches_like_a_segment_glob(void **state)
 	    {"AWS_*", "aws_region", true, true},
 	    {"*_TOKEN", "NPM_TOKEN", false, true},
 	    {"*PASSWORD*", "DB_PASSWORD_FILE", false, true},
+	    {"[[:alpha:]]x", "ax", false, true},
+	    {"[[:alpha:]]x", "1x", false, false},
+	    {"[[:digit:]]*.KEY", "1prod.key", true, true},
+	    {"[^[:alnum:]]env", ".ENV", true, true},
+	    {"[^[:alnum:]]env", "xenv", true, false},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct match_case *c = &cases[i];
-		struct name_pattern p;
-		name_pattern_compile(&p, c->pattern, c->ignore_case);
-		bool got = name_pattern_match(&p, c->name, strlen(c->name));
+		struct pattern p;
+		pattern_compile(&p, c->pattern, c->ignore_case);
+		bool got = pattern_match(&p, c->name);
 		if (got != c->want)
 			print_error("pattern <%s> name <%s> ignore_case=%d: got %d\n", c->pattern,
 				    c->name, c->ignore_case, got);
 		assert_int_equal(got, c->want);
-		name_pattern_release(&p);
+		pattern_release(&p);
 	}
 }
 
@@ -78,29 +83,30 @@ static void name_pattern_rejects_paths_and_bad_globs(void **state)
 	} cases[] = {
 	    {"", "empty pattern"},	   {"a/b", "cannot contain \"/\""},
 	    {"[abc", "not closed"},	   {"a**", "\"**\" is not supported"},
-	    {"x\\", "trailing backslash"},
+	    {"x\\", "trailing backslash"}, {"[[:alhpa:]]", "unknown character class"},
+	    {"[[:alpha:]", "not closed"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		_cleanup_error_ struct error err = ERROR_INIT;
-		assert_int_equal(name_pattern_validate(cases[i].text, &err), -1);
+		assert_int_equal(pattern_validate_name(cases[i].text, &err), -1);
 		assert_int_equal(err.kind, ERROR_CONFIG);
 		assert_non_null(strstr(err.msg, cases[i].message));
 	}
 	_cleanup_error_ struct error err = ERROR_INIT;
-	assert_int_equal(name_pattern_validate("*.pem", &err), 0);
+	assert_int_equal(pattern_validate_name("*.pem", &err), 0);
 }
 
 static void name_pattern_set_removes_with_bang(void **state)
 {
 	char *texts[] = {"*.pem", "*secret*", ".env", "!*secret*", "!nothing"};
-	struct name_pattern_set set;
-	name_pattern_set_build(&set, texts, ARRAY_SIZE(texts), false);
+	struct pattern_set set;
+	pattern_set_build(&set, texts, ARRAY_SIZE(texts), false);
 	assert_int_equal(set.len, 2);
-	assert_null(name_pattern_set_match(&set, "my-secret", 9));
-	const struct name_pattern *p = name_pattern_set_match(&set, "a.pem", 5);
+	assert_null(pattern_set_match(&set, "my-secret"));
+	const struct pattern *p = pattern_set_match(&set, "a.pem");
 	assert_non_null(p);
 	assert_string_equal(p->text, "*.pem");
-	name_pattern_set_release(&set);
+	pattern_set_release(&set);
 }
 
 static struct strv strv_of(const char *const *items)

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -38,13 +39,30 @@ static void pattern_has_glob_detects_only_unescaped_glob_characters(void **state
 static void pattern_validate_accepts_well_formed_patterns(void **state)
 {
 	static const char *const cases[] = {
-	    "/",       "src/auth/",  "config/*/secrets.json",
-	    "*.pem",   ".env.*",     "file?.txt",
-	    "[abc]",   "[!abc]x",    "[^a-z]",
-	    "[]]",     "[!]]",	     "[a\\]]",
-	    "a\\*\\*", "\\**",	     "*x*",
-	    "a\\[b",   "dir/[ab]/c", "~/.config/gh",
+	    "/",
+	    "src/auth/",
+	    "config/*/secrets.json",
+	    "*.pem",
+	    ".env.*",
+	    "file?.txt",
+	    "[abc]",
+	    "[!abc]x",
+	    "[^a-z]",
+	    "[]]",
+	    "[!]]",
+	    "[a\\]]",
+	    "a\\*\\*",
+	    "\\**",
+	    "*x*",
+	    "a\\[b",
+	    "dir/[ab]/c",
+	    "~/.config/gh",
 	    "a]b",
+	    "[[:alpha:]]x",
+	    "[![:digit:]]*",
+	    "[^[:space:][:punct:]]",
+	    "[[:]", /* "[:" without a name is two members */
+	    "[a[]",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		_cleanup_error_ struct error err = ERROR_INIT;
@@ -75,6 +93,14 @@ static void pattern_validate_rejects_malformed_patterns_with_reason(void **state
 	    {"[!]", "invalid glob \"[!]\": \"[\" at offset 0 is not closed"},
 	    {"x[a\\]", "invalid glob \"x[a\\]\": \"[\" at offset 1 is not closed"},
 	    {"ok/[a]/[b", "invalid glob \"ok/[a]/[b\": \"[\" at offset 7 is not closed"},
+	    /* The class's own "]" does not close the brackets around it. */
+	    {"[[:alpha:]", "invalid glob \"[[:alpha:]\": \"[\" at offset 0 is not closed"},
+	    {"x[[:alhpa:]]", "invalid glob \"x[[:alhpa:]]\": unknown character class at "
+			     "offset 2 (the classes are alnum, alpha,"},
+	    {"[[::]]", "invalid glob \"[[::]]\": unknown character class at offset 1"},
+	    {"[[.a.]]", "invalid glob \"[[.a.]]\": \"[.\" at offset 1 inside brackets is not "
+			"supported (write \"\\[\" for a literal bracket)"},
+	    {"[[=a=]]", "invalid glob \"[[=a=]]\": \"[=\" at offset 1 inside brackets"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		_cleanup_error_ struct error err = ERROR_INIT;
@@ -126,6 +152,11 @@ static void pattern_match_segment_matches_one_name(void **state)
 	    {"plain", "plainer", false},
 	    {"", "", true},
 	    {"", "a", false},
+	    {"[[:alpha:]]x", "ax", true},
+	    {"[[:alpha:]]x", "1x", false},
+	    {"[[:alpha:]]x", "[x", false},
+	    {"[^a]x", "bx", true},
+	    {"[^a]x", "ax", false},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		if (pattern_match_segment(cases[i].pattern, cases[i].name) != cases[i].match)
@@ -203,8 +234,62 @@ static void pattern_unescape_removes_one_level_of_backslashes(void **state)
 	}
 }
 
+/* One table, two callers: a path rule's segment and a compiled name pattern
+ * (as "secrets" and "env" use them) must read every pattern alike. */
+static void path_rules_and_name_patterns_mean_the_same(void **state)
+{
+	static const struct {
+		const char *pattern;
+		const char *name;
+		bool match;
+	} cases[] = {
+	    {"[[:alpha:]]x", "ax", true},
+	    {"[[:alpha:]]x", "Qx", true},
+	    {"[[:alpha:]]x", "1x", false},
+	    {"[[:alpha:]]x", ":x", false},
+	    {"*[[:digit:]].pem", "cert2.pem", true},
+	    {"*[[:digit:]].pem", "certs.pem", false},
+	    {"[![:upper:]]*", "abc", true},
+	    {"[![:upper:]]*", "Abc", false},
+	    {"[^.]*", ".env", false},
+	    {"[^.]*", "env", true},
+	    {"[[:]x", ":x", true},
+	    {"[a-c]x", "bx", true},
+	    {"[]]", "]", true},
+	    {"*", ".hidden", true},
+	    {"?env", ".env", true},
+	    {"[.]env", ".env", true},
+	    {".env.*", ".env.local", true},
+	    {"*secret*", "my-secret", true},
+	    {"\\*x", "*x", true},
+	    {"\\*x", "ax", false},
+	    {"a\\?", "a?", true},
+	    {"a\\?", "ab", false},
+	    /* Bytes, not characters: "\xc3\xa9" is two bytes, one letter. */
+	    {"?", "\xc3\xa9", false},
+	    {"??", "\xc3\xa9", true},
+	    {"[[:alpha:]]", "\xc3", false},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct pattern p;
+		pattern_compile(&p, cases[i].pattern, false);
+		bool as_name = pattern_match(&p, cases[i].name);
+		bool as_segment = pattern_match_segment(cases[i].pattern, cases[i].name);
+		pattern_release(&p);
+		if (as_name != cases[i].match || as_segment != cases[i].match)
+			unit_fail("case %zu: <%s> against <%s>: expected %s, got %d as a name and "
+				  "%d as a path segment",
+				  i, cases[i].pattern, cases[i].name,
+				  cases[i].match ? "a match" : "no match", as_name, as_segment);
+	}
+}
+
 int main(void)
 {
+	/* glibc's fnmatch stops reading "[^" as a negation under
+	 * POSIXLY_CORRECT (it reads the variable once, on the first call):
+	 * every "[^" row above must hold all the same. */
+	setenv("POSIXLY_CORRECT", "1", 1);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(pattern_has_glob_detects_only_unescaped_glob_characters),
 	    cmocka_unit_test(pattern_validate_accepts_well_formed_patterns),
@@ -213,6 +298,7 @@ int main(void)
 	    cmocka_unit_test(pattern_escape_puts_backslash_before_glob_characters),
 	    cmocka_unit_test(pattern_escape_makes_literal_names_match_only_themselves),
 	    cmocka_unit_test(pattern_unescape_removes_one_level_of_backslashes),
+	    cmocka_unit_test(path_rules_and_name_patterns_mean_the_same),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/sha256.h"
 #include "policy/env.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
@@ -121,19 +122,17 @@ static struct json_object *string_array(char *const *items, size_t count)
 
 char *audit_policy_digest(const struct policy *policy, const char *network, bool read_only)
 {
-	/* FNV-1a: a fingerprint for comparing sessions, not a security seal
-	 * (the log itself is the record). */
-	uint64_t h = 0xcbf29ce484222325ull;
+	/* SHA-256, as the trust store uses: two sessions with the same digest
+	 * ran under the same access table, and no one can craft a different
+	 * table that passes for a given one. */
 	_cleanup_strbuf_ struct strbuf text = STRBUF_INIT;
 	strbuf_addf(&text, "network=%s read-only=%d\n", network, read_only);
 	for (size_t i = 0; i < policy->len; i++)
 		strbuf_addf(&text, "%s\t%s\n", policy->entries[i].path,
 			    access_level_name(policy->entries[i].level));
-	for (size_t i = 0; i < text.len; i++) {
-		h ^= (unsigned char)text.buf[i];
-		h *= 0x100000001b3ull;
-	}
-	return xasprintf("fnv1a64:%016llx", (unsigned long long)h);
+	char hex[SHA256_HEX_LEN + 1];
+	sha256_hex(text.buf, text.len, hex);
+	return xasprintf("sha256:%s", hex);
 }
 
 void audit_session_start(struct audit *a, const struct audit_start *s)

@@ -76,8 +76,8 @@ void audit_session_end(struct audit *a, int status, const char *error);
 /* Stops the receiver, removes the socket and closes the log. */
 void audit_close(struct audit *a);
 
-/* A short digest of the access table and the settings that shape the
- * sandbox, to tell at a glance whether two sessions ran under one policy. */
+/* "sha256:<64 hex digits>" over the access table and the settings that
+ * shape the sandbox, to tell whether two sessions ran under one policy. */
 char *audit_policy_digest(const struct policy *policy, const char *network, bool read_only);
 
 /* One decision of the network proxy: allowed or refused, with the bytes

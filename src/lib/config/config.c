@@ -16,7 +16,6 @@
 #include "net/host_match.h"
 #include "base/io.h"
 #include "config/jsonc.h"
-#include "policy/name_pattern.h"
 #include "policy/pattern.h"
 #include "policy/preset.h"
 #include "base/strbuf.h"
@@ -388,7 +387,7 @@ static int load_name_patterns(struct loader *ld, struct json_object *obj, const 
 		struct jsonc_pos pos = {0, 0};
 		jsonc_element_pos(array, i, &pos);
 		_cleanup_error_ struct error perr = ERROR_INIT;
-		if (name_pattern_validate(text[0] == '!' ? text + 1 : text, &perr) < 0)
+		if (pattern_validate_name(text[0] == '!' ? text + 1 : text, &perr) < 0)
 			return fail_at(ld, pos, "in \"%s.%s\": %s", section, key, perr.msg);
 		strv_push(dest, text);
 	}

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
-#include "policy/name_pattern.h"
+#include "policy/pattern.h"
 #include "base/xalloc.h"
 
 const char *env_get(char *const *envp, const char *name)
@@ -27,22 +27,22 @@ static const char *const secret_name_patterns[] = {
     "*_KEY", "*_SECRET", "*_TOKEN", "*PASSWORD*", "*CREDENTIAL*", "AWS_*", "GITHUB_*",
 };
 
-const char *env_secret_pattern(const char *name, size_t len)
+const char *env_secret_pattern(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(secret_name_patterns); i++) {
-		struct name_pattern p;
-		name_pattern_compile(&p, secret_name_patterns[i], true);
-		bool hit = name_pattern_match(&p, name, len);
-		name_pattern_release(&p);
+		struct pattern p;
+		pattern_compile(&p, secret_name_patterns[i], true);
+		bool hit = pattern_match(&p, name);
+		pattern_release(&p);
 		if (hit)
 			return secret_name_patterns[i];
 	}
 	return NULL;
 }
 
-static void build(struct name_pattern_set *set, const struct strv *texts)
+static void build(struct pattern_set *set, const struct strv *texts)
 {
-	name_pattern_set_build(set, texts ? texts->items : NULL, texts ? texts->len : 0, false);
+	pattern_set_build(set, texts ? texts->items : NULL, texts ? texts->len : 0, false);
 }
 
 static void remove_name(struct strv *v, const char *name, size_t len)
@@ -62,24 +62,24 @@ void env_filter(const struct env_rules *rules, char *const *envp, struct env_res
 {
 	*out = (struct env_result){
 	    .envp = STRV_INIT, .dropped = STRV_INIT, .reasons = STRV_INIT, .set = STRV_INIT};
-	struct name_pattern_set allow, block;
+	struct pattern_set allow, block;
 	build(&allow, rules->allow);
 	build(&block, rules->block);
 	for (char *const *e = envp; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
-		size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
-		const struct name_pattern *p = name_pattern_set_match(&block, *e, len);
+		_cleanup_free_ char *name = xstrndup(*e, eq ? (size_t)(eq - *e) : strlen(*e));
+		const struct pattern *p = pattern_set_match(&block, name);
 		const char *secret = NULL;
 		if (p) {
 			strv_pushf(&out->reasons, "env.block \"%s\"", p->text);
-		} else if (!name_pattern_set_match(&allow, *e, len) && rules->filter_secrets &&
-			   (secret = env_secret_pattern(*e, len))) {
+		} else if (!pattern_set_match(&allow, name) && rules->filter_secrets &&
+			   (secret = env_secret_pattern(name))) {
 			strv_pushf(&out->reasons, "looks like a secret (%s)", secret);
 		} else {
 			strv_push(&out->envp, *e);
 			continue;
 		}
-		strv_push_owned(&out->dropped, xstrndup(*e, len));
+		strv_push_owned(&out->dropped, steal_ptr(&name));
 	}
 	for (size_t i = 0; rules->set && i < rules->set->len; i++) {
 		const char *entry = rules->set->items[i];
@@ -90,8 +90,8 @@ void env_filter(const struct env_rules *rules, char *const *envp, struct env_res
 		if (!strv_contains(&out->set, name))
 			strv_push(&out->set, name);
 	}
-	name_pattern_set_release(&allow);
-	name_pattern_set_release(&block);
+	pattern_set_release(&allow);
+	pattern_set_release(&block);
 }
 
 void env_result_release(struct env_result *r)

@@ -28,7 +28,7 @@ struct env_result {
 };
 
 /* The default pattern a name matches when it looks like a secret, or NULL. */
-const char *env_secret_pattern(const char *name, size_t len);
+const char *env_secret_pattern(const char *name);
 
 void env_filter(const struct env_rules *rules, char *const *envp, struct env_result *out);
 

@@ -1,11 +1,15 @@
-/* Glob syntax checks and single-segment matching. Matching is fnmatch(3)
- * without FNM_PERIOD (hidden names match `*`) and without FNM_PATHNAME (a
- * segment never holds a slash). */
+/* The one glob engine: syntax checks, single-segment matching for path
+ * rules, and compiled name patterns for the secret scan and the environment
+ * filter. Matching is fnmatch(3) without FNM_PERIOD (hidden names match `*`)
+ * and without FNM_PATHNAME (a segment never holds a slash); the program never
+ * calls setlocale(3), so fnmatch works on bytes in the C locale. */
 #include "policy/pattern.h"
 
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/cleanup.h"
 #include "base/xalloc.h"
 
 bool pattern_has_glob(const char *s)
@@ -22,9 +26,24 @@ bool pattern_has_glob(const char *s)
 	return false;
 }
 
-/* Returns the index just past the `]` closing the class that opens at
- * p[0] == '[', or 0 when it is not closed within the segment. */
-static size_t class_end(const char *p)
+static bool is_class_name(const char *name, size_t len)
+{
+	static const char *const classes[] = {"alnum", "alpha", "blank", "cntrl",
+					      "digit", "graph", "lower", "print",
+					      "punct", "space", "upper", "xdigit"};
+	for (size_t i = 0; i < ARRAY_SIZE(classes); i++)
+		if (strlen(classes[i]) == len && !memcmp(classes[i], name, len))
+			return true;
+	return false;
+}
+
+/* Reads the bracket expression that opens at p[0] == '[' the way glibc's
+ * fnmatch(3) does, so that validation and matching agree on where it ends.
+ * Returns the length up to and past its closing `]`, or 0 when it is not
+ * closed within the segment. *bad is set to the offset of a `[:name:]` with
+ * an unknown name or of a `[.` or `[=` (collating elements, which fnmatch
+ * reads its own way), and left alone otherwise. */
+static size_t bracket_len(const char *p, size_t *bad)
 {
 	size_t i = 1;
 	if (p[i] == '!' || p[i] == '^')
@@ -32,10 +51,24 @@ static size_t class_end(const char *p)
 	if (p[i] == ']')
 		i++; /* a leading `]` is a member, not the end */
 	for (; p[i] && p[i] != '/'; i++) {
-		if (p[i] == '\\' && p[i + 1] && p[i + 1] != '/')
+		if (p[i] == '\\' && p[i + 1] && p[i + 1] != '/') {
 			i++;
-		else if (p[i] == ']')
+		} else if (p[i] == ']') {
 			return i + 1;
+		} else if (p[i] == '[' && (p[i + 1] == '.' || p[i + 1] == '=')) {
+			*bad = i;
+		} else if (p[i] == '[' && p[i + 1] == ':') {
+			/* fnmatch takes `[:` for a class only when lower-case
+			 * letters and `:]` follow; otherwise `[` is a member. */
+			size_t j = i + 2;
+			while (p[j] >= 'a' && p[j] < 'z')
+				j++;
+			if (p[j] != ':' || p[j + 1] != ']')
+				continue;
+			if (!is_class_name(p + i + 2, j - i - 2))
+				*bad = i;
+			i = j + 1;
+		}
 	}
 	return 0;
 }
@@ -59,7 +92,8 @@ int pattern_validate(const char *pattern, struct error *err)
 			    "within one path segment: use \"*\" per segment)",
 			    pattern);
 		} else if (c == '[') {
-			size_t end = class_end(pattern + i);
+			size_t bad = 0;
+			size_t end = bracket_len(pattern + i, &bad);
 			if (!end)
 				return error_set(
 				    err, ERROR_CONFIG,
@@ -67,6 +101,19 @@ int pattern_validate(const char *pattern, struct error *err)
 				    "closed by \"]\" within its path segment (write \"\\[\" "
 				    "for a literal bracket)",
 				    pattern, i);
+			if (bad && pattern[i + bad + 1] == ':')
+				return error_set(
+				    err, ERROR_CONFIG,
+				    "invalid glob \"%s\": unknown character class at offset "
+				    "%zu (the classes are alnum, alpha, blank, cntrl, digit, "
+				    "graph, lower, print, punct, space, upper, xdigit)",
+				    pattern, i + bad);
+			if (bad)
+				return error_set(
+				    err, ERROR_CONFIG,
+				    "invalid glob \"%s\": \"[%c\" at offset %zu inside brackets "
+				    "is not supported (write \"\\[\" for a literal bracket)",
+				    pattern, pattern[i + bad + 1], i + bad);
 			i += end;
 		} else {
 			i++;
@@ -75,9 +122,46 @@ int pattern_validate(const char *pattern, struct error *err)
 	return 0;
 }
 
+int pattern_validate_name(const char *text, struct error *err)
+{
+	if (!*text)
+		return error_set(err, ERROR_CONFIG, "empty pattern");
+	if (strchr(text, '/'))
+		return error_set(err, ERROR_CONFIG,
+				 "invalid pattern \"%s\": patterns match single names, so they "
+				 "cannot contain \"/\"",
+				 text);
+	return pattern_validate(text, err);
+}
+
+/* Copies pattern with every bracket negation spelled `[!`: glibc's fnmatch
+ * stops reading `[^` as a negation when POSIXLY_CORRECT is set, and a rule
+ * must not change meaning with the user's environment. */
+static char *portable_glob(const char *pattern)
+{
+	char *out = xstrdup(pattern);
+	for (size_t i = 0; out[i];) {
+		if (out[i] == '\\' && out[i + 1]) {
+			i += 2;
+		} else if (out[i] == '[') {
+			size_t bad = 0;
+			size_t len = bracket_len(out + i, &bad);
+			if (len && out[i + 1] == '^')
+				out[i + 1] = '!';
+			i += len ? len : 1;
+		} else {
+			i++;
+		}
+	}
+	return out;
+}
+
 bool pattern_match_segment(const char *pattern, const char *name)
 {
-	return fnmatch(pattern, name, 0) == 0;
+	if (!strchr(pattern, '^'))
+		return fnmatch(pattern, name, 0) == 0;
+	_cleanup_free_ char *glob = portable_glob(pattern);
+	return fnmatch(glob, name, 0) == 0;
 }
 
 char *pattern_unescape(const char *s)
@@ -104,4 +188,103 @@ char *pattern_escape(const char *s)
 	}
 	*o = '\0';
 	return out;
+}
+
+void pattern_compile(struct pattern *p, const char *text, bool ignore_case)
+{
+	size_t len = strlen(text);
+	bool lead = len > 0 && text[0] == '*';
+	bool trail = len > 1 && text[len - 1] == '*' && text[len - 2] != '\\';
+	_cleanup_free_ char *middle = xstrndup(text + lead, len - lead - (trail ? 1 : 0));
+	*p = (struct pattern){.text = xstrdup(text), .ignore_case = ignore_case};
+	if (pattern_has_glob(middle) || strchr(middle, '\\') || (lead && len == 1)) {
+		p->kind = PATTERN_GLOB;
+		p->literal = portable_glob(text);
+		return;
+	}
+	p->literal = xstrdup(middle);
+	p->literal_len = strlen(p->literal);
+	p->kind = lead && trail ? PATTERN_INFIX
+		  : lead	? PATTERN_SUFFIX
+		  : trail	? PATTERN_PREFIX
+				: PATTERN_EXACT;
+}
+
+void pattern_release(struct pattern *p)
+{
+	free(p->text);
+	free(p->literal);
+	*p = (struct pattern){0};
+}
+
+static bool same(const char *a, const char *b, size_t len, bool ignore_case)
+{
+	return ignore_case ? strncasecmp(a, b, len) == 0 : memcmp(a, b, len) == 0;
+}
+
+static bool match_len(const struct pattern *p, const char *name, size_t len)
+{
+	size_t l = p->literal_len;
+	switch (p->kind) {
+	case PATTERN_EXACT:
+		return len == l && same(name, p->literal, l, p->ignore_case);
+	case PATTERN_PREFIX:
+		return len >= l && same(name, p->literal, l, p->ignore_case);
+	case PATTERN_SUFFIX:
+		return len >= l && same(name + len - l, p->literal, l, p->ignore_case);
+	case PATTERN_INFIX:
+		if (len < l)
+			return false;
+		for (size_t i = 0; i + l <= len; i++)
+			if (same(name + i, p->literal, l, p->ignore_case))
+				return true;
+		return false;
+	case PATTERN_GLOB:
+		return fnmatch(p->literal, name, p->ignore_case ? FNM_CASEFOLD : 0) == 0;
+	}
+	return false;
+}
+
+bool pattern_match(const struct pattern *p, const char *name)
+{
+	return match_len(p, name, strlen(name));
+}
+
+void pattern_set_build(struct pattern_set *set, char *const *texts, size_t count, bool ignore_case)
+{
+	*set = (struct pattern_set){.items = xcalloc(count ? count : 1, sizeof(*set->items))};
+	for (size_t i = 0; i < count; i++) {
+		const char *t = texts[i];
+		if (t[0] != '!') {
+			pattern_compile(&set->items[set->len++], t, ignore_case);
+			continue;
+		}
+		for (size_t j = 0; j < set->len;) {
+			if (strcmp(set->items[j].text, t + 1) != 0) {
+				j++;
+				continue;
+			}
+			pattern_release(&set->items[j]);
+			memmove(&set->items[j], &set->items[j + 1],
+				(set->len - j - 1) * sizeof(*set->items));
+			set->len--;
+		}
+	}
+}
+
+const struct pattern *pattern_set_match(const struct pattern_set *set, const char *name)
+{
+	size_t len = strlen(name);
+	for (size_t i = 0; i < set->len; i++)
+		if (match_len(&set->items[i], name, len))
+			return &set->items[i];
+	return NULL;
+}
+
+void pattern_set_release(struct pattern_set *set)
+{
+	for (size_t i = 0; i < set->len; i++)
+		pattern_release(&set->items[i]);
+	free(set->items);
+	*set = (struct pattern_set){0};
 }

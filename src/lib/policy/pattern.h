@@ -1,19 +1,27 @@
-/* Glob patterns that match within one path segment: `*`, `?`, `[...]`, with
- * backslash escapes. `*` also matches names that start with a dot, so that
- * excluding every entry of a directory hides its dotfiles too. */
+/* Glob patterns, with one meaning wherever they are written: path rules
+ * match them one segment at a time, the secret scan and the environment
+ * filter match single names. `*`, `?`, `[...]` (ranges, `!` or `^` negation,
+ * POSIX classes such as `[[:alpha:]]`) and backslash escapes; `*` and `?`
+ * also match a leading dot, so that excluding every entry of a directory
+ * hides its dotfiles too. Matching is byte-wise, never by locale. */
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "base/error.h"
 
 /* True when s contains an unescaped `*`, `?` or `[`. */
 bool pattern_has_glob(const char *s);
 
-/* Checks a whole path pattern: brackets closed within their segment, no `**`,
- * no trailing backslash. The message says what is wrong (the caller adds
- * where). */
+/* Checks a whole path pattern: brackets closed within their segment, known
+ * class names, no `**`, no trailing backslash. The message says what is
+ * wrong (the caller adds where). */
 int pattern_validate(const char *pattern, struct error *err);
+
+/* Checks a single-name pattern: what pattern_validate checks, and neither
+ * empty nor holding a `/`. */
+int pattern_validate_name(const char *text, struct error *err);
 
 /* Matches one segment pattern (no `/`) against one name. */
 bool pattern_match_segment(const char *pattern, const char *name);
@@ -24,3 +32,43 @@ char *pattern_escape(const char *s);
 
 /* Copies s with backslash escapes removed (for segments without globs). */
 char *pattern_unescape(const char *s);
+
+/* A name pattern compiled once and matched many times. The secret scan
+ * matches every file of a tree against these, so the common shapes (exact,
+ * prefix*, *suffix, *infix*) skip the general matcher and matching never
+ * allocates. */
+enum pattern_kind {
+	PATTERN_EXACT,	/* "literal" */
+	PATTERN_PREFIX, /* "literal*" */
+	PATTERN_SUFFIX, /* "*literal" */
+	PATTERN_INFIX,	/* "*literal*" */
+	PATTERN_GLOB,	/* anything else */
+};
+
+struct pattern {
+	char *text; /* as written */
+	/* PATTERN_GLOB: the glob as the matcher takes it; other kinds: the
+	 * literal part, unescaped. */
+	char *literal;
+	size_t literal_len;
+	enum pattern_kind kind;
+	bool ignore_case; /* ASCII letters match either case */
+};
+
+/* Compiles a pattern that pattern_validate_name accepted. */
+void pattern_compile(struct pattern *p, const char *text, bool ignore_case);
+void pattern_release(struct pattern *p);
+
+bool pattern_match(const struct pattern *p, const char *name);
+
+/* A list of compiled patterns. */
+struct pattern_set {
+	struct pattern *items;
+	size_t len;
+};
+
+/* Compiles texts in order; "!x" removes an earlier "x" instead of adding. */
+void pattern_set_build(struct pattern_set *set, char *const *texts, size_t count, bool ignore_case);
+/* The first pattern that matches name, or NULL. */
+const struct pattern *pattern_set_match(const struct pattern_set *set, const char *name);
+void pattern_set_release(struct pattern_set *set);

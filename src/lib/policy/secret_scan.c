@@ -85,11 +85,11 @@ static void check_file(struct walker *w, int dirfd, const char *name, size_t len
 		       unsigned char type)
 {
 	const struct secret_scan_options *o = w->opts;
-	const struct name_pattern *p = name_pattern_set_match(o->patterns, name, len);
+	const struct pattern *p = pattern_set_match(o->patterns, name);
 	bool npmrc = !p && o->check_npmrc && len == 6 && !memcmp(name, ".npmrc", 6);
 	if (!p && !npmrc)
 		return;
-	if (name_pattern_set_match(o->allow, name, len))
+	if (pattern_set_match(o->allow, name))
 		return;
 	if (type == DT_LNK) {
 		/* A secret-named link to a regular file: masking it masks the
@@ -154,7 +154,7 @@ static int walk(struct walker *w, int dirfd, size_t depth)
 				strbuf_setlen(&w->path, mark);
 				continue;
 			}
-			if (name_pattern_set_match(w->opts->skip, name, len) ||
+			if (pattern_set_match(w->opts->skip, name) ||
 			    is_replaced_in_sandbox(&w->path)) {
 				strbuf_setlen(&w->path, mark);
 				continue;

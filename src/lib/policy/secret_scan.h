@@ -8,14 +8,14 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "policy/name_pattern.h"
+#include "policy/pattern.h"
 #include "base/strv.h"
 
 struct secret_scan_options {
-	const struct name_pattern_set *patterns; /* names to mask */
-	const struct name_pattern_set *allow;	 /* names never masked */
-	const struct name_pattern_set *skip;	 /* directories not entered */
-	bool check_npmrc; /* mask .npmrc files that hold registry credentials */
+	const struct pattern_set *patterns; /* names to mask */
+	const struct pattern_set *allow;    /* names never masked */
+	const struct pattern_set *skip;	    /* directories not entered */
+	bool check_npmrc;		    /* mask .npmrc files that hold registry credentials */
 };
 
 struct secret_match {

@@ -25,7 +25,7 @@ static const char *const default_allow[] = {".env.example", ".env.sample", ".env
 static const char *const default_skip[] = {".git", "node_modules", "site-packages",
 					   "dist-packages"};
 
-static void build_set(struct name_pattern_set *set, const char *const *defaults, size_t n,
+static void build_set(struct pattern_set *set, const char *const *defaults, size_t n,
 		      const struct strv *configured)
 {
 	_cleanup_strv_ struct strv all = STRV_INIT;
@@ -34,19 +34,17 @@ static void build_set(struct name_pattern_set *set, const char *const *defaults,
 	strv_extend(&all, configured);
 	/* File names are matched without regard to case: ".ENV" and
 	 * "Credentials.json" are as secret as their lower-case spellings. */
-	name_pattern_set_build(set, all.items, all.len, true);
+	pattern_set_build(set, all.items, all.len, true);
 }
 
 bool secrets_would_mask(const struct config *cfg, const char *name)
 {
-	struct name_pattern_set patterns, allow;
+	struct pattern_set patterns, allow;
 	build_set(&patterns, default_patterns, ARRAY_SIZE(default_patterns), &cfg->secret_patterns);
 	build_set(&allow, default_allow, ARRAY_SIZE(default_allow), &cfg->secret_allow);
-	size_t len = strlen(name);
-	bool masked = name_pattern_set_match(&patterns, name, len) &&
-		      !name_pattern_set_match(&allow, name, len);
-	name_pattern_set_release(&patterns);
-	name_pattern_set_release(&allow);
+	bool masked = pattern_set_match(&patterns, name) && !pattern_set_match(&allow, name);
+	pattern_set_release(&patterns);
+	pattern_set_release(&allow);
 	return masked;
 }
 
@@ -104,7 +102,7 @@ void secrets_add_rules(const struct secrets *s, struct rule_list *rules)
 void secrets_release(struct secrets *s)
 {
 	secret_scan_result_release(&s->found);
-	name_pattern_set_release(&s->patterns);
-	name_pattern_set_release(&s->allow);
-	name_pattern_set_release(&s->skip);
+	pattern_set_release(&s->patterns);
+	pattern_set_release(&s->allow);
+	pattern_set_release(&s->skip);
 }

@@ -9,7 +9,7 @@
 #include "policy/secret_scan.h"
 
 struct secrets {
-	struct name_pattern_set patterns, allow, skip;
+	struct pattern_set patterns, allow, skip;
 	struct secret_scan_result found;
 	double scan_ms;
 	bool skipped_root; /* not scanned: the working directory is / */

@@ -77,7 +77,7 @@ struct repository_watch {
 struct tree_watch {
 	char *root;
 	char *common; /* the repository's common directory, or NULL */
-	const struct name_pattern_set *skip;
+	const struct pattern_set *skip;
 	struct strv known;
 	size_t unreadable; /* directories the walk could not read at start */
 	struct timespec last;
@@ -959,7 +959,7 @@ static void sweep_tree(struct guard *g)
 	struct tree_watch *tw = g->tree;
 	struct timespec start, end;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	struct name_pattern_set none = {0};
+	struct pattern_set none = {0};
 	struct secret_scan_options opts = {.patterns = &none, .allow = &none, .skip = tw->skip};
 	struct secret_scan_result found;
 	_cleanup_error_ struct error err = ERROR_INIT;
@@ -1011,8 +1011,7 @@ static void maybe_sweep(struct guard *g, bool now)
 }
 
 void guard_watch_tree(struct guard *g, const char *root, const char *common,
-		      const struct name_pattern_set *skip, const struct strv *known,
-		      size_t unreadable)
+		      const struct pattern_set *skip, const struct strv *known, size_t unreadable)
 {
 	struct tree_watch *tw = xcalloc(1, sizeof(*tw));
 	struct rule *r = xcalloc(1, sizeof(*r));

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "base/error.h"
-#include "policy/name_pattern.h"
+#include "policy/pattern.h"
 #include "policy/policy.h"
 #include "base/strbuf.h"
 #include "base/strv.h"
@@ -93,8 +93,7 @@ void guard_watch_repository(struct guard *g, const char *toplevel, const char *i
  * known. A directory that becomes unreadable (more than unreadable at
  * start) stops the sandbox: the sweep cannot look into it. */
 void guard_watch_tree(struct guard *g, const char *root, const char *common,
-		      const struct name_pattern_set *skip, const struct strv *known,
-		      size_t unreadable);
+		      const struct pattern_set *skip, const struct strv *known, size_t unreadable);
 
 /* The descriptor to wait on. */
 int guard_fd(const struct guard *g);
