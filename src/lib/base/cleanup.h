@@ -55,6 +55,15 @@ static inline void cleanup_closep(int *fd)
 		stolen_;                                                                           \
 	})
 
+/* The same for a struct released by a DEFINE_CLEANUP_FUNC helper: the
+ * variable is left zeroed, which its release function treats as empty. */
+#define steal_struct(pp)                                                                           \
+	({                                                                                         \
+		__typeof__(*(pp)) stolen_ = *(pp);                                                 \
+		*(pp) = (__typeof__(*(pp))){0};                                                    \
+		stolen_;                                                                           \
+	})
+
 static inline int steal_fd(int *fd)
 {
 	int stolen = *fd;
