@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "base/cleanup.h"
 #include "base/error.h"
 #include "inside/inside.h"
 #include "policy/policy.h"
@@ -88,6 +89,8 @@ char *audit_write_failure(const struct audit *a);
 
 /* Stops the receiver, removes the socket and closes the log. */
 void audit_close(struct audit *a);
+DEFINE_CLEANUP_FUNC(struct audit, audit_close)
+#define _cleanup_audit_ _cleanup_(audit_closep)
 
 /* A short digest of the access table and the settings that shape the
  * sandbox, to tell at a glance whether two sessions ran under one policy. */
