@@ -662,7 +662,8 @@ static int scan_object(struct scanner *s, struct json_object **value)
 	size_t outer_open = s->open_off;
 	if (enter_container(s) < 0)
 		return -1;
-	_cleanup_(json_object_putp) struct json_object *obj = new_container(json_object_new_object());
+	_cleanup_(json_object_putp) struct json_object *obj =
+	    new_container(json_object_new_object());
 	struct position_index *index = json_object_get_userdata(obj);
 	for (;;) {
 		/* Reached after '{' or ',': a '}' here is an empty object or
@@ -691,7 +692,8 @@ static int scan_array(struct scanner *s, struct json_object **value)
 	size_t outer_open = s->open_off;
 	if (enter_container(s) < 0)
 		return -1;
-	_cleanup_(json_object_putp) struct json_object *arr = new_container(json_object_new_array());
+	_cleanup_(json_object_putp) struct json_object *arr =
+	    new_container(json_object_new_array());
 	struct position_index *index = json_object_get_userdata(arr);
 	for (;;) {
 		/* As in scan_object: ']' right after '[' or ','. */
