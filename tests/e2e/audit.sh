@@ -182,8 +182,9 @@ test_log_flags_are_refused_for_other_verbs()
 }
 
 # A full disk: the record that no longer fits is cut short and counted, the
-# command's exit status is still the run's, the end record says what was
-# lost once there is room again, and the cut does not spoil later records.
+# command's exit status is still the run's, stderr and the end record (once
+# there is room again) say what was lost, and the cut does not spoil later
+# records.
 # The log lives on a tiny tmpfs, which only root may mount.
 test_full_disk_counts_lost_records_and_keeps_the_rest_whole()
 {
@@ -212,6 +213,7 @@ open(sys.argv[1], "a").write("{\"event\":\"pad\",\"pad\":\"" + "x" * n + "\"}\n"
 
 	sbx sh -c 'rm filler; exit 3'
 	expect_status 3
+	expect_err_contains "agent-sandbox: audit log: 1 record could not be written: No space left on device"
 	[ "$(head -c 3996 "$log")" = "$before" ] || fail "earlier records changed"
 	python3 -c '
 import json, sys
@@ -234,6 +236,7 @@ assert end["write_error"] == "No space left on device", end
 
 	sbx sh -c 'exit 4'
 	expect_status 4
+	expect_err_lacks "audit log"
 	python3 -c '
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()

@@ -451,5 +451,10 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 		result->guard = steal_ptr(&l.guard);
 	}
 	audit_session_end(&l.audit, status, status < 0 ? err->msg : NULL);
+	/* After the end record, whose own failure counts too, and before the
+	 * log is closed: a log with holes must not pass for a whole one. */
+	_cleanup_free_ char *lost = audit_write_failure(&l.audit);
+	if (lost)
+		output_note("audit log: %s", lost);
 	return status;
 }
