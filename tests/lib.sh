@@ -4,7 +4,7 @@
 # one TAP line. The binary under test is $AGENT_SANDBOX (default: the build).
 #
 # Helpers: `sbx ARGS...` runs the binary and records $rc, $T/out, $T/err;
-# `fail MSG` ends the test; expect_* assert on the last sbx run;
+# `fail MSG` ends the test, `skip WHY` passes it unrun; expect_* assert on the last sbx run;
 # `approve_config [PATH]` approves a config that loosens on purpose.
 
 set -u
@@ -20,6 +20,14 @@ fail()
 		sed 's/^/#   stderr: /' "$T/err" | head -20 >&2
 	fi
 	exit 1
+}
+
+# Ends the test as passed, saying why it did not run, for a test that
+# needs what the current user lacks.
+skip()
+{
+	printf '#   skipped: %s\n' "$*" >&2
+	exit 0
 }
 
 sbx()

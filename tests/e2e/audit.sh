@@ -182,4 +182,69 @@ test_log_flags_are_refused_for_other_verbs()
 	expect_err_contains "number"
 }
 
+# A full disk: the record that no longer fits is cut short and counted, the
+# command's exit status is still the run's, stderr and the end record (once
+# there is room again) say what was lost, and the cut does not spoil later
+# records.
+# The log lives on a tiny tmpfs, which only root may mount.
+test_full_disk_counts_lost_records_and_keeps_the_rest_whole()
+{
+	[ "$(id -u)" -eq 0 ] || skip "mounting a small tmpfs needs root"
+	disk="$T/disk"
+	mkdir "$disk"
+	mount -t tmpfs -o size=64k,mode=0755 tmpfs "$disk" || fail "cannot mount a tmpfs"
+	trap 'cd /; umount "$disk" 2>/dev/null || umount -l "$disk"' EXIT
+	mkdir "$disk/work" && cd "$disk/work" || fail "no project directory"
+	export XDG_STATE_HOME="$disk/state"
+	log="$disk/state/agent-sandbox/audit.jsonl"
+	sbx true
+	expect_status 0
+	# Pad the log to 100 bytes short of a page and fill every other page:
+	# the next record starts in the page's tail and stops where it ends.
+	size=$(stat -c %s "$log")
+	python3 -c '
+import sys
+n = 4096 - 100 - int(sys.argv[2]) - len("{\"event\":\"pad\",\"pad\":\"\"}\n")
+open(sys.argv[1], "a").write("{\"event\":\"pad\",\"pad\":\"" + "x" * n + "\"}\n")
+' "$log" "$size"
+	[ "$(stat -c %s "$log")" -eq 3996 ] || fail "padding went wrong: $(stat -c %s "$log")"
+	dd if=/dev/zero of=filler bs=4096 2>/dev/null
+	[ "$(df --output=avail "$disk" | tail -1)" -eq 0 ] || fail "the disk is not full: $(df "$disk")"
+	before=$(cat "$log")
+
+	sbx sh -c 'rm filler; exit 3'
+	expect_status 3
+	expect_err_contains "agent-sandbox: audit log: 1 record could not be written: No space left on device"
+	[ "$(head -c 3996 "$log")" = "$before" ] || fail "earlier records changed"
+	python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+assert len(lines) == 6 and lines[5] == "", lines[3:]
+for line in lines[:3]:
+    json.loads(line)
+cut = lines[3]
+assert len(cut) == 100 and cut.startswith("{\"time\":"), "cut record: %r" % cut
+try:
+    json.loads(cut)
+    sys.exit("the cut record parses: %r" % cut)
+except ValueError:
+    pass
+end = json.loads(lines[4])
+assert end["event"] == "end" and end["status"] == 3, end
+assert end["write_errors"] == 1, end
+assert end["write_error"] == "No space left on device", end
+' "$log" || fail "log after the full disk: $(tail -c 600 "$log")"
+
+	sbx sh -c 'exit 4'
+	expect_status 4
+	expect_err_lacks "audit log"
+	python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+start, end = json.loads(lines[-2]), json.loads(lines[-1])
+assert start["event"] == "start" and end["event"] == "end" and end["status"] == 4, lines[-2:]
+assert "write_errors" not in end, end
+' "$log" || fail "the next run's records: $(tail -c 600 "$log")"
+}
+
 run_tests

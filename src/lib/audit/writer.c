@@ -24,6 +24,9 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
+DEFINE_CLEANUP_PTR_FUNC(struct json_tokener *, json_tokener_free)
+DEFINE_CLEANUP_PTR_FUNC(struct json_object *, json_object_put)
+
 #define EVENT_STRING_MAX 1024
 #define EVENT_ARGV_MAX 256
 
@@ -65,15 +68,28 @@ int audit_session_id(char out[17])
 	return 0;
 }
 
+static bool ends_inside_a_line(int fd)
+{
+	struct stat st;
+	char last;
+	if (fstat(fd, &st) < 0 || st.st_size == 0)
+		return false;
+	/* Unreadable: assume the worst; the cost is one empty line. */
+	return pread(fd, &last, 1, st.st_size - 1) != 1 || last != '\n';
+}
+
 int audit_open(struct audit *a, const char *dir, struct error *err)
 {
 	*a = (struct audit){.fd = -1, .sock = -1, .stop_pipe = {-1, -1}};
 	if (state_dir_prepare(dir, err) < 0)
 		return error_prefix(err, "audit log");
 	_cleanup_free_ char *path = xasprintf("%s/audit.jsonl", dir);
-	a->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+	/* Read as well as append: only to see whether an earlier session left
+	 * the log inside a record cut short by a full disk. */
+	a->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
 	if (a->fd < 0)
 		return error_errno(err, ERROR_SETUP, errno, "opening the audit log %s", path);
+	atomic_store(&a->cut_line, ends_inside_a_line(a->fd));
 	if (audit_session_id(a->session) < 0)
 		return error_errno(err, ERROR_SETUP, errno, "choosing a session id");
 	clock_gettime(CLOCK_MONOTONIC, &a->started);
@@ -96,20 +112,45 @@ static struct json_object *new_record(const struct audit *a, const char *event)
 	return r;
 }
 
+static void note_write_failure(struct audit *a, int error)
+{
+	int none = 0;
+	atomic_compare_exchange_strong(&a->write_errno, &none, error);
+	atomic_fetch_add(&a->write_errors, 1);
+}
+
 /* One write per record: O_APPEND makes each one land whole at the end,
- * whatever other sandboxes append at the same time. */
-static void write_record(const struct audit *a, struct json_object *record)
+ * whatever other sandboxes append at the same time. A regular file takes
+ * less only when the filesystem fills or a size limit is reached; the rest
+ * is then appended after it, and if that fails too the record is counted
+ * as lost and the log ends inside it. The next record starts with a
+ * newline, so that one cut record does not take the next with it. */
+static void write_record(struct audit *a, struct json_object *record)
 {
 	if (a->fd < 0)
 		return;
 	_cleanup_strbuf_ struct strbuf line = STRBUF_INIT;
+	bool after_cut = atomic_exchange(&a->cut_line, false);
+	if (after_cut)
+		strbuf_addch(&line, '\n');
+	size_t record_start = line.len;
 	strbuf_addstr(&line, json_object_to_json_string_ext(
 				 record, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	strbuf_addch(&line, '\n');
-	ssize_t n;
-	do
-		n = write(a->fd, line.buf, line.len);
-	while (n < 0 && errno == EINTR);
+	size_t done = 0;
+	while (done < line.len) {
+		ssize_t n = write(a->fd, line.buf + done, line.len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			note_write_failure(a, n < 0 ? errno : EIO);
+			/* Clean only when exactly the newline in front landed. */
+			if (done != record_start)
+				atomic_store(&a->cut_line, true);
+			return;
+		}
+		done += (size_t)n;
+	}
 }
 
 static struct json_object *string_array(char *const *items, size_t count)
@@ -183,6 +224,13 @@ void audit_session_end(struct audit *a, int status, const char *error)
 	if (a->network_dropped)
 		json_object_object_add(r, "network_dropped",
 				       json_object_new_int64((int64_t)a->network_dropped));
+	unsigned long lost = atomic_load(&a->write_errors);
+	if (lost) {
+		json_object_object_add(r, "write_errors", json_object_new_int64((int64_t)lost));
+		json_object_object_add(
+		    r, "write_error",
+		    json_object_new_string(strerror(atomic_load(&a->write_errno))));
+	}
 	write_record(a, r);
 	json_object_put(r);
 }
@@ -247,15 +295,14 @@ struct json_object *audit_event_parse(const char *buf, size_t len)
 {
 	if (len == 0 || len > AUDIT_EVENT_MAX)
 		return NULL;
-	struct json_tokener *tok = json_tokener_new_ex(4);
+	_cleanup_(json_tokener_freep) struct json_tokener *tok = json_tokener_new_ex(4);
 	if (!tok)
 		return NULL;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	struct json_object *in = json_tokener_parse_ex(tok, buf, (int)len);
+	_cleanup_(json_object_putp) struct json_object *in =
+	    json_tokener_parse_ex(tok, buf, (int)len);
 	bool complete = in && json_tokener_get_error(tok) == json_tokener_success &&
 			(size_t)json_tokener_get_parse_end(tok) == len;
-	json_tokener_free(tok);
-	struct json_object *out = NULL;
 	const char *event, *command, *reason;
 	struct json_object *argv = NULL;
 	if (!complete || !json_object_is_type(in, json_type_object) ||
@@ -265,25 +312,20 @@ struct json_object *audit_event_parse(const char *buf, size_t len)
 	    !json_object_object_get_ex(in, "argv", &argv) ||
 	    !json_object_is_type(argv, json_type_array) ||
 	    json_object_array_length(argv) > EVENT_ARGV_MAX)
-		goto done;
-	out = json_object_new_object();
+		return NULL;
+	_cleanup_(json_object_putp) struct json_object *out = json_object_new_object();
 	json_object_object_add(out, "command", json_object_new_string(command));
 	struct json_object *args = json_object_new_array();
 	json_object_object_add(out, "argv", args);
 	for (size_t i = 0; i < json_object_array_length(argv); i++) {
 		struct json_object *e = json_object_array_get_idx(argv, i);
 		if (!json_object_is_type(e, json_type_string) ||
-		    strlen(json_object_get_string(e)) != (size_t)json_object_get_string_len(e)) {
-			json_object_put(out);
-			out = NULL;
-			goto done;
-		}
+		    strlen(json_object_get_string(e)) != (size_t)json_object_get_string_len(e))
+			return NULL;
 		json_object_array_add(args, json_object_new_string(json_object_get_string(e)));
 	}
 	json_object_object_add(out, "reason", json_object_new_string(reason));
-done:
-	json_object_put(in);
-	return out;
+	return steal_ptr(&out);
 }
 
 static void *receive_events(void *arg)
@@ -367,8 +409,21 @@ static void stop_receiver(struct audit *a)
 	do
 		n = write(a->stop_pipe[1], "x", 1);
 	while (n < 0 && errno == EINTR);
+	/* An empty pipe of our own takes one byte; should it not, poll() is a
+	 * cancellation point, and waiting forever for the thread is no option. */
+	if (n != 1)
+		pthread_cancel(a->receiver);
 	pthread_join(a->receiver, NULL);
 	a->receiving = false;
+}
+
+char *audit_write_failure(const struct audit *a)
+{
+	unsigned long lost = atomic_load(&a->write_errors);
+	if (!lost)
+		return NULL;
+	return xasprintf("%lu %s could not be written: %s", lost, lost == 1 ? "record" : "records",
+			 strerror(atomic_load(&a->write_errno)));
 }
 
 void audit_close(struct audit *a)

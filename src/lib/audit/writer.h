@@ -8,10 +8,12 @@
 
 #include <json-c/json.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
 
+#include "base/cleanup.h"
 #include "base/error.h"
 #include "inside/inside.h"
 #include "policy/policy.h"
@@ -43,6 +45,12 @@ struct audit {
 	 * opens) are capped per session, so it cannot fill the disk. */
 	unsigned long blocked_logged, blocked_dropped; /* the receiver's */
 	unsigned long network_logged, network_dropped; /* the proxy's */
+	/* Records that could not be written (a full disk, an I/O error, a file
+	 * size limit): how many, and the errno of the first failure. The
+	 * receiver thread writes too, hence atomics. */
+	atomic_ulong write_errors;
+	atomic_int write_errno;
+	atomic_bool cut_line; /* the log ends inside a record cut short */
 };
 
 #define AUDIT_BLOCKED_MAX 1000	/* blocked reports from inside, per session */
@@ -73,8 +81,16 @@ void audit_session_start(struct audit *a, const struct audit_start *start);
 /* status: the exit status, or -1 with error set when the sandbox failed. */
 void audit_session_end(struct audit *a, int status, const char *error);
 
+/* Records lost to failed writes, for the user: "N records could not be
+ * written: No space left on device", or NULL when every record so far was
+ * written. The caller frees it. The "end" record carries the same count
+ * (write_errors, write_error) when it could itself be written. */
+char *audit_write_failure(const struct audit *a);
+
 /* Stops the receiver, removes the socket and closes the log. */
 void audit_close(struct audit *a);
+DEFINE_CLEANUP_FUNC(struct audit, audit_close)
+#define _cleanup_audit_ _cleanup_(audit_closep)
 
 /* "sha256:<64 hex digits>" over the access table and the settings that
  * shape the sandbox, to tell whether two sessions ran under one policy. */

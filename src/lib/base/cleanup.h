@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* free() and close() take any pointer and a plain int, so their helpers are
+ * written out: a generated free helper would take void ** and reject a
+ * char ** variable. */
 static inline void cleanup_freep(void *p)
 {
 	free(*(void **)p);
@@ -22,6 +25,26 @@ static inline void cleanup_closep(int *fd)
 }
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
+
+/* DEFINE_CLEANUP_FUNC(struct strbuf, strbuf_release) generates
+ * strbuf_releasep(), for a value whose release function takes its address
+ * and leaves it safe to release again. */
+#define DEFINE_CLEANUP_FUNC(type, func)                                                            \
+	static inline void func##p(type *p)                                                        \
+	{                                                                                          \
+		func(p);                                                                           \
+	}
+
+/* DEFINE_CLEANUP_PTR_FUNC(struct json_tokener *, json_tokener_free)
+ * generates json_tokener_freep(), for a pointer released by a function that
+ * takes the pointer itself; a NULL pointer is left alone. */
+#define DEFINE_CLEANUP_PTR_FUNC(type, func)                                                        \
+	static inline void func##p(type *p)                                                        \
+	{                                                                                          \
+		if (*p)                                                                            \
+			func(*p);                                                                  \
+	}
+
 #define _cleanup_free_ _cleanup_(cleanup_freep)
 #define _cleanup_close_ _cleanup_(cleanup_closep)
 
@@ -29,6 +52,15 @@ static inline void cleanup_closep(int *fd)
 	({                                                                                         \
 		__typeof__(*(pp)) stolen_ = *(pp);                                                 \
 		*(pp) = NULL;                                                                      \
+		stolen_;                                                                           \
+	})
+
+/* The same for a struct released by a DEFINE_CLEANUP_FUNC helper: the
+ * variable is left zeroed, which its release function treats as empty. */
+#define steal_struct(pp)                                                                           \
+	({                                                                                         \
+		__typeof__(*(pp)) stolen_ = *(pp);                                                 \
+		*(pp) = (__typeof__(*(pp))){0};                                                    \
 		stolen_;                                                                           \
 	})
 

@@ -54,8 +54,7 @@ void error_hint(struct error *err, const char *fmt, ...) __attribute__((format(p
 void error_add_line(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void error_release(struct error *err);
 
-static inline void cleanup_errorp(struct error *err)
-{
-	error_release(err);
-}
-#define _cleanup_error_ __attribute__((cleanup(cleanup_errorp)))
+#include "base/cleanup.h"
+
+DEFINE_CLEANUP_FUNC(struct error, error_release)
+#define _cleanup_error_ _cleanup_(error_releasep)

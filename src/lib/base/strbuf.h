@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "base/cleanup.h"
+
 struct strbuf {
 	char *buf;
 	size_t len;
@@ -31,8 +33,5 @@ const char *strbuf_str(const struct strbuf *sb);
 char *strbuf_detach(struct strbuf *sb);
 void strbuf_release(struct strbuf *sb);
 
-static inline void cleanup_strbufp(struct strbuf *sb)
-{
-	strbuf_release(sb);
-}
-#define _cleanup_strbuf_ __attribute__((cleanup(cleanup_strbufp)))
+DEFINE_CLEANUP_FUNC(struct strbuf, strbuf_release)
+#define _cleanup_strbuf_ _cleanup_(strbuf_releasep)

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/cleanup.h"
+
 struct strv {
 	char **items;
 	size_t len;
@@ -26,8 +28,5 @@ bool strv_contains(const struct strv *v, const char *s);
 char **strv_array(struct strv *v);
 void strv_release(struct strv *v);
 
-static inline void cleanup_strvp(struct strv *v)
-{
-	strv_release(v);
-}
-#define _cleanup_strv_ __attribute__((cleanup(cleanup_strvp)))
+DEFINE_CLEANUP_FUNC(struct strv, strv_release)
+#define _cleanup_strv_ _cleanup_(strv_releasep)

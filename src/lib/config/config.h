@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/cleanup.h"
 #include "config/commands.h"
 #include "base/error.h"
 #include "policy/rule.h"
@@ -102,8 +103,5 @@ void net_list_add(struct net_list *list, const char *name, const char *address, 
 /* "host network", "none (loopback only)" or "filtered". */
 const char *network_mode_name(enum network_mode mode);
 
-static inline void cleanup_configp(struct config *cfg)
-{
-	config_release(cfg);
-}
-#define _cleanup_config_ __attribute__((cleanup(cleanup_configp)))
+DEFINE_CLEANUP_FUNC(struct config, config_release)
+#define _cleanup_config_ _cleanup_(config_releasep)

@@ -98,10 +98,7 @@ static void scanner_release(struct scanner *s)
 	strbuf_release(&s->string);
 }
 
-static void json_putp(struct json_object **value)
-{
-	json_object_put(*value);
-}
+DEFINE_CLEANUP_PTR_FUNC(struct json_object *, json_object_put)
 
 /* json-c returns NULL only when it cannot allocate, and allocation failure
  * aborts everywhere else too. */
@@ -665,7 +662,8 @@ static int scan_object(struct scanner *s, struct json_object **value)
 	size_t outer_open = s->open_off;
 	if (enter_container(s) < 0)
 		return -1;
-	_cleanup_(json_putp) struct json_object *obj = new_container(json_object_new_object());
+	_cleanup_(json_object_putp) struct json_object *obj =
+	    new_container(json_object_new_object());
 	struct position_index *index = json_object_get_userdata(obj);
 	for (;;) {
 		/* Reached after '{' or ',': a '}' here is an empty object or
@@ -694,7 +692,8 @@ static int scan_array(struct scanner *s, struct json_object **value)
 	size_t outer_open = s->open_off;
 	if (enter_container(s) < 0)
 		return -1;
-	_cleanup_(json_putp) struct json_object *arr = new_container(json_object_new_array());
+	_cleanup_(json_object_putp) struct json_object *arr =
+	    new_container(json_object_new_array());
 	struct position_index *index = json_object_get_userdata(arr);
 	for (;;) {
 		/* As in scan_object: ']' right after '[' or ','. */
@@ -778,7 +777,7 @@ int jsonc_parse(const char *text, size_t len, struct json_object **root, struct 
 	    .string = STRBUF_INIT,
 	    .cursor = {.line = 1, .column = 1},
 	};
-	_cleanup_(json_putp) struct json_object *value = NULL;
+	_cleanup_(json_object_putp) struct json_object *value = NULL;
 	if (scan_document(&s, &value) < 0)
 		return -1;
 	*root = steal_ptr(&value);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +70,20 @@ static void add_listener(struct forwarder *fw, int fd, unsigned port, bool local
 	    (struct fw_endpoint){.fd = fd, .port = port, .localhost = localhost};
 }
 
+static void forwarder_free(struct forwarder *fw)
+{
+	for (size_t i = 0; i < fw->nlisteners; i++)
+		close(fw->listeners[i].fd);
+	free(fw->listeners);
+	if (fw->epfd >= 0)
+		close(fw->epfd);
+	free(fw);
+}
+DEFINE_CLEANUP_PTR_FUNC(struct forwarder *, forwarder_free)
+
 int forwarder_start(struct forwarder **out, const char *spec, struct error *err)
 {
-	struct forwarder *fw = xcalloc(1, sizeof(*fw));
+	_cleanup_(forwarder_freep) struct forwarder *fw = xcalloc(1, sizeof(*fw));
 	fw->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (fw->epfd < 0)
 		return error_errno(err, ERROR_SETUP, errno, "epoll_create1");
@@ -105,7 +117,7 @@ int forwarder_start(struct forwarder **out, const char *spec, struct error *err)
 			return error_errno(err, ERROR_SETUP, errno, "watching port %u",
 					   fw->listeners[i].port);
 	}
-	*out = fw;
+	*out = steal_ptr(&fw);
 	return 0;
 }
 
@@ -114,27 +126,49 @@ int forwarder_fd(const struct forwarder *fw)
 	return fw->epfd;
 }
 
+/* Returns a connected socket, or -errno. */
 static int connect_proxy(void)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	strcpy(addr.sun_path, SANDBOX_PROXY_SOCKET);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return -errno;
+	return steal_fd(&fd);
+}
+
+/* How long a hand-off may wait for room on the proxy's socket: the init
+ * serves every listener from one loop, so one stuck hand-off must not hold
+ * up the others for long. */
+#define HANDOFF_WAIT_MS 1000
+
+static int wait_writable(int fd)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+	int r;
+	do
+		r = poll(&pfd, 1, HANDOFF_WAIT_MS);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return r == 0 ? -ETIMEDOUT : 0;
 }
 
 /* Passes the client's socket to the proxy, with the localhost preamble
- * when the client came to a network.localhost port. */
-static void hand_off(const struct fw_endpoint *l, int client)
+ * when the client came to a network.localhost port. The message must
+ * arrive whole, with the descriptor: once the proxy has the client's
+ * socket it reads from that socket only, so bytes of the preamble sent
+ * after a partial send would be lost. A partial send therefore fails the
+ * hand-off like any other error. Returns 0 or -errno; on failure the
+ * caller closes the client, which sees the connection close (the proxy,
+ * having seen nothing, has nothing to log). */
+static int hand_off(const struct fw_endpoint *l, int client)
 {
 	_cleanup_close_ int proxy = connect_proxy();
 	if (proxy < 0)
-		return; /* the proxy is gone: the client sees the connection close */
+		return proxy; /* the proxy is gone */
 	uint8_t data[4] = {PROXY_HANDOFF, PROXY_LOCALHOST_PREAMBLE, (uint8_t)(l->port >> 8),
 			   (uint8_t)l->port};
 	struct iovec iov = {.iov_base = data, .iov_len = l->localhost ? 4 : 1};
@@ -154,10 +188,22 @@ static void hand_off(const struct fw_endpoint *l, int client)
 	cmsg->cmsg_type = SCM_RIGHTS;
 	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cmsg), &client, sizeof(int));
-	ssize_t n;
-	do
-		n = sendmsg(proxy, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
+	for (;;) {
+		ssize_t n = sendmsg(proxy, &msg, MSG_NOSIGNAL);
+		if (n == (ssize_t)iov.iov_len)
+			return 0;
+		if (n >= 0)
+			return -EPROTO;
+		if (errno == EINTR)
+			continue;
+		/* The socket is non-blocking: a proxy slow to drain its
+		 * queue gets a moment before the client is let go. */
+		if (errno != EAGAIN)
+			return -errno;
+		int r = wait_writable(proxy);
+		if (r < 0)
+			return r;
+	}
 }
 
 static void on_accept(const struct fw_endpoint *l)
@@ -168,7 +214,9 @@ static void on_accept(const struct fw_endpoint *l)
 			return;
 		int one = 1;
 		setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		hand_off(l, client);
+		/* A failed hand-off needs no more than the close: the client
+		 * sees its connection end, as when the proxy is gone. */
+		(void)hand_off(l, client);
 		close(client);
 	}
 }

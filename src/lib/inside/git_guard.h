@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "base/cleanup.h"
 #include "base/strv.h"
 
 struct git_decision {
@@ -33,8 +34,5 @@ void git_guard_classify(int argc, char *const *argv, char *const *envp, char *co
 			struct git_decision *d);
 void git_decision_release(struct git_decision *d);
 
-static inline void cleanup_git_decisionp(struct git_decision *d)
-{
-	git_decision_release(d);
-}
-#define _cleanup_git_decision_ __attribute__((cleanup(cleanup_git_decisionp)))
+DEFINE_CLEANUP_FUNC(struct git_decision, git_decision_release)
+#define _cleanup_git_decision_ _cleanup_(git_decision_releasep)

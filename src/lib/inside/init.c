@@ -25,6 +25,7 @@
 
 #include "audit/writer.h"
 #include "base/error.h"
+#include "base/io.h"
 #include "inside/forwarder.h"
 #include "inside/inside.h"
 #include "sandbox/landlock.h"
@@ -274,8 +275,9 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	 * not taken for an interrupted set-up. Signals are blocked here and
 	 * wait in the signalfd for the loop below. */
 	static const char ready = 'R';
-	while (write(ready_fd, &ready, 1) < 0 && errno == EINTR)
-		;
+	int written = write_all(ready_fd, &ready, 1);
+	if (written < 0)
+		die("telling agent-sandbox the sandbox is ready: %s", strerror(-written));
 	pid_t child = fork();
 	if (child < 0)
 		die("fork: %s", strerror(errno));

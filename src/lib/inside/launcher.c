@@ -71,7 +71,9 @@ static int say(int err_fd, int status, const char *fmt, ...)
 	va_end(ap);
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	term_escape_mode_add(&sb, text, strlen(text), TERM_ESCAPE_LINES);
-	write_all(err_fd, sb.buf, sb.len);
+	/* Unchecked: err_fd is the command's stderr, the only place a failure
+	 * could be reported; the exit status says the same either way. */
+	(void)write_all(err_fd, sb.buf, sb.len);
 	return status;
 }
 

@@ -50,7 +50,9 @@ static void candidates_release(struct candidates *c)
 		strv_release(&c->items[i].links);
 	}
 	free(c->items);
+	*c = (struct candidates){0};
 }
+DEFINE_CLEANUP_FUNC(struct candidates, candidates_release)
 
 static void add_note(struct policy_note **notes, size_t *len, const char *path,
 		     const struct rule *rule, char *reason)
@@ -446,24 +448,25 @@ static void take_pinned(struct policy *p)
 
 int policy_resolve(const struct policy_input *in, struct policy *out, struct error *err)
 {
-	struct candidates c = {0};
-	struct candidates absent = {0};
+	_cleanup_(candidates_releasep) struct candidates c = {0};
+	_cleanup_(candidates_releasep) struct candidates absent = {0};
+	_cleanup_policy_ struct policy p = {0};
 	*out = (struct policy){0};
 
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < in->rules->len; i++)
-		r = expand_rule(in, i, &c, &absent, out, err);
-	resolve_absent(&absent, out);
+		r = expand_rule(in, i, &c, &absent, &p, err);
+	resolve_absent(&absent, &p);
 	candidates_release(&absent);
 	if (r < 0)
-		goto fail;
+		return -1;
 
 	if (c.len > 1)
 		qsort(c.items, c.len, sizeof(*c.items), compare_candidates);
 
 	/* One entry per distinct path: the best candidate of each group. */
-	size_t *winner_of = xcalloc(c.len, sizeof(size_t));
-	out->entries = xcalloc(c.len, sizeof(*out->entries));
+	_cleanup_free_ size_t *winner_of = xcalloc(c.len, sizeof(size_t));
+	p.entries = xcalloc(c.len, sizeof(*p.entries));
 	for (size_t i = 0; i < c.len;) {
 		size_t end = i, best = i;
 		while (end < c.len && !strcmp(c.items[end].path, c.items[i].path)) {
@@ -474,10 +477,10 @@ int policy_resolve(const struct policy_input *in, struct policy *out, struct err
 		for (size_t j = i; j < end; j++) {
 			winner_of[j] = best;
 			if (j != best)
-				add_note(&out->overridden, &out->overridden_len, c.items[j].path,
+				add_note(&p.overridden, &p.overridden_len, c.items[j].path,
 					 c.items[j].rule, why_beats(&c.items[best], &c.items[j]));
 		}
-		out->entries[out->len++] = (struct access_entry){
+		p.entries[p.len++] = (struct access_entry){
 		    .path = xstrdup(c.items[best].path),
 		    .level = c.items[best].rule->level,
 		    .rule = c.items[best].rule,
@@ -495,42 +498,36 @@ int policy_resolve(const struct policy_input *in, struct policy *out, struct err
 		for (size_t j = 0; j < c.len; j++)
 			if (winner_of[j] == i && j != i && c.items[j].rule->level > strictest_loser)
 				strictest_loser = c.items[j].rule->level;
-		r = check_planted_symlinks(out, &c.items[i], strictest_loser, err);
+		r = check_planted_symlinks(&p, &c.items[i], strictest_loser, err);
 	}
-	free(winner_of);
 	if (r < 0)
-		goto fail;
+		return -1;
 
 	/* Parents sort first, so such a rule beneath another sees its final
 	 * level. */
-	for (size_t i = 0; i < out->len; i++) {
-		struct access_entry *e = &out->entries[i];
+	for (size_t i = 0; i < p.len; i++) {
+		struct access_entry *e = &p.entries[i];
 		if (!e->rule->tighten_only)
 			continue;
-		enum access_level covering = level_without(out, e->path);
+		enum access_level covering = level_without(&p, e->path);
 		if (covering > e->level)
 			e->level = covering;
 	}
 
-	drop_hidden_excludes(out);
-	take_pinned(out);
+	drop_hidden_excludes(&p);
+	take_pinned(&p);
 
 	if (in->read_only)
-		for (size_t i = 0; i < out->len; i++)
-			if (out->entries[i].level == ACCESS_RW) {
-				out->entries[i].level = ACCESS_RO;
-				out->entries[i].downgraded = true;
+		for (size_t i = 0; i < p.len; i++)
+			if (p.entries[i].level == ACCESS_RW) {
+				p.entries[i].level = ACCESS_RO;
+				p.entries[i].downgraded = true;
 			}
 
-	if (check_working_directory(out, in->cwd, err) < 0)
-		goto fail;
-	candidates_release(&c);
+	if (check_working_directory(&p, in->cwd, err) < 0)
+		return -1;
+	*out = steal_struct(&p);
 	return 0;
-
-fail:
-	candidates_release(&c);
-	policy_release(out);
-	return -1;
 }
 
 static void notes_release(struct policy_note *notes, size_t len)

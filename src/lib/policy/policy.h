@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/cleanup.h"
 #include "base/error.h"
 #include "base/file_id.h"
 #include "policy/rule.h"
@@ -113,8 +114,5 @@ const struct base_mount *policy_base_for(const char *path);
 
 void policy_release(struct policy *p);
 
-static inline void cleanup_policyp(struct policy *p)
-{
-	policy_release(p);
-}
-#define _cleanup_policy_ __attribute__((cleanup(cleanup_policyp)))
+DEFINE_CLEANUP_FUNC(struct policy, policy_release)
+#define _cleanup_policy_ _cleanup_(policy_releasep)

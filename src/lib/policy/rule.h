@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/cleanup.h"
+
 /* Ordered by strictness: on a tie, the stricter level wins. */
 enum access_level {
 	ACCESS_RW,
@@ -63,8 +65,5 @@ void rule_list_release(struct rule_list *list);
 const char *access_level_name(enum access_level level);
 const char *layer_name(enum layer layer);
 
-static inline void cleanup_rule_listp(struct rule_list *list)
-{
-	rule_list_release(list);
-}
-#define _cleanup_rule_list_ __attribute__((cleanup(cleanup_rule_listp)))
+DEFINE_CLEANUP_FUNC(struct rule_list, rule_list_release)
+#define _cleanup_rule_list_ _cleanup_(rule_list_releasep)

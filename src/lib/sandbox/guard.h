@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "base/cleanup.h"
 #include "base/error.h"
 #include "policy/pattern.h"
 #include "policy/policy.h"
@@ -47,11 +48,8 @@ struct guard_plan {
 void guard_plan_build(const struct policy *p, struct guard_plan *out);
 void guard_plan_release(struct guard_plan *plan);
 
-static inline void cleanup_guard_planp(struct guard_plan *plan)
-{
-	guard_plan_release(plan);
-}
-#define _cleanup_guard_plan_ __attribute__((cleanup(cleanup_guard_planp)))
+DEFINE_CLEANUP_FUNC(struct guard_plan, guard_plan_release)
+#define _cleanup_guard_plan_ _cleanup_(guard_plan_releasep)
 
 /* Something that appeared where a target is, and where it went. */
 struct guard_event {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "base/cleanup.h"
 #include "base/error.h"
 #include "policy/policy.h"
 #include "base/strbuf.h"
@@ -30,8 +31,5 @@ int hardening_require(const struct hardening *l, bool allow_degraded, struct err
 void hardening_describe(const struct hardening *l, struct strbuf *out);
 void hardening_release(struct hardening *l);
 
-static inline void cleanup_hardeningp(struct hardening *l)
-{
-	hardening_release(l);
-}
-#define _cleanup_hardening_ __attribute__((cleanup(cleanup_hardeningp)))
+DEFINE_CLEANUP_FUNC(struct hardening, hardening_release)
+#define _cleanup_hardening_ _cleanup_(hardening_releasep)

@@ -268,10 +268,7 @@ static void launch_release(struct launch *l)
 	free(l->bwrap);
 }
 
-static inline void cleanup_launchp(struct launch *l)
-{
-	launch_release(l);
-}
+DEFINE_CLEANUP_FUNC(struct launch, launch_release)
 
 static int open_audit(const struct sandbox_spec *s, const char *empty_file, struct audit *a,
 		      struct error *err)
@@ -382,7 +379,7 @@ int sandbox_render(const struct sandbox_spec *s, const struct sandbox_io *io,
 			return -1;
 		return nested_render(s, &out->args, err);
 	}
-	_cleanup_(cleanup_launchp) struct launch l;
+	_cleanup_(launch_releasep) struct launch l;
 	launch_init(&l);
 	if (launch_prepare(&l, s, io, true, err) < 0)
 		return -1;
@@ -407,7 +404,7 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 			return -1;
 		return nested_run(s, err);
 	}
-	_cleanup_(cleanup_launchp) struct launch l;
+	_cleanup_(launch_releasep) struct launch l;
 	launch_init(&l);
 	if (launch_prepare(&l, s, io, false, err) < 0)
 		return -1;
@@ -454,5 +451,10 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 		result->guard = steal_ptr(&l.guard);
 	}
 	audit_session_end(&l.audit, status, status < 0 ? err->msg : NULL);
+	/* After the end record, whose own failure counts too, and before the
+	 * log is closed: a log with holes must not pass for a whole one. */
+	_cleanup_free_ char *lost = audit_write_failure(&l.audit);
+	if (lost)
+		output_note("audit log: %s", lost);
 	return status;
 }

@@ -5,6 +5,7 @@
  * the proxy, the guard, bwrap and the supervision of the command. */
 #pragma once
 
+#include "base/cleanup.h"
 #include "base/error.h"
 #include "base/strv.h"
 #include "sandbox/guard.h"
@@ -23,11 +24,8 @@ struct sandbox_rendering {
 
 void sandbox_rendering_release(struct sandbox_rendering *r);
 
-static inline void cleanup_sandbox_renderingp(struct sandbox_rendering *r)
-{
-	sandbox_rendering_release(r);
-}
-#define _cleanup_sandbox_rendering_ _cleanup_(cleanup_sandbox_renderingp)
+DEFINE_CLEANUP_FUNC(struct sandbox_rendering, sandbox_rendering_release)
+#define _cleanup_sandbox_rendering_ _cleanup_(sandbox_rendering_releasep)
 
 int sandbox_render(const struct sandbox_spec *spec, const struct sandbox_io *io,
 		   struct sandbox_rendering *out, struct error *err);
@@ -40,11 +38,8 @@ struct sandbox_result {
 
 void sandbox_result_release(struct sandbox_result *r);
 
-static inline void cleanup_sandbox_resultp(struct sandbox_result *r)
-{
-	sandbox_result_release(r);
-}
-#define _cleanup_sandbox_result_ _cleanup_(cleanup_sandbox_resultp)
+DEFINE_CLEANUP_FUNC(struct sandbox_result, sandbox_result_release)
+#define _cleanup_sandbox_result_ _cleanup_(sandbox_result_releasep)
 
 /* Runs the spec's command in a sandbox and returns its exit status (a
  * nested run returns only on error: the process becomes the command), or

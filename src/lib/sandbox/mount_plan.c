@@ -158,6 +158,7 @@ int mount_plan_decode(const void *data, size_t len, struct mount_plan *out, stru
 {
 	const unsigned char *at = data, *end = at + len;
 	*out = (struct mount_plan){0};
+	_cleanup_mount_plan_ struct mount_plan plan = {0};
 	uint32_t count;
 	if (len < PLAN_MAGIC_LEN + sizeof(count) || memcmp(at, PLAN_MAGIC, PLAN_MAGIC_LEN))
 		return error_set(err, ERROR_SETUP, "the mount plan has no valid header");
@@ -168,38 +169,31 @@ int mount_plan_decode(const void *data, size_t len, struct mount_plan *out, stru
 	for (uint32_t i = 0; i < count; i++) {
 		struct record r;
 		if ((size_t)(end - at) < sizeof(r))
-			goto truncated;
+			return error_set(err, ERROR_SETUP, "the mount plan is truncated");
 		memcpy(&r, at, sizeof(r));
 		at += sizeof(r);
 		if (r.path_len == 0 || r.path_len > (size_t)(end - at))
-			goto truncated;
+			return error_set(err, ERROR_SETUP, "the mount plan is truncated");
 		if (r.kind < MOUNT_BIND || r.kind > MOUNT_PROC ||
 		    (r.flags & ~(MOUNT_READ_ONLY | MOUNT_OPTIONAL | MOUNT_TRY)) || r.reserved ||
-		    r.reserved2 || at[0] != '/' || memchr(at, '\0', r.path_len)) {
-			mount_plan_release(out);
+		    r.reserved2 || at[0] != '/' || memchr(at, '\0', r.path_len))
 			return error_set(err, ERROR_SETUP,
 					 "the mount plan's record %u is malformed", i);
-		}
-		append(out, &(struct mount_expectation){
-				.path = xstrndup((const char *)at, r.path_len),
-				.kind = (enum mount_kind)r.kind,
-				.flags = r.flags,
-				.id = {.dev_major = r.dev_major,
-				       .dev_minor = r.dev_minor,
-				       .ino = r.ino,
-				       .type = r.type},
-			    });
+		append(&plan, &(struct mount_expectation){
+				  .path = xstrndup((const char *)at, r.path_len),
+				  .kind = (enum mount_kind)r.kind,
+				  .flags = r.flags,
+				  .id = {.dev_major = r.dev_major,
+					 .dev_minor = r.dev_minor,
+					 .ino = r.ino,
+					 .type = r.type},
+			      });
 		at += r.path_len;
 	}
-	if (at != end) {
-		mount_plan_release(out);
+	if (at != end)
 		return error_set(err, ERROR_SETUP, "the mount plan has trailing bytes");
-	}
+	*out = steal_struct(&plan);
 	return 0;
-
-truncated:
-	mount_plan_release(out);
-	return error_set(err, ERROR_SETUP, "the mount plan is truncated");
 }
 
 int mount_plan_memfd_create(struct error *err)

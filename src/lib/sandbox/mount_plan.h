@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/cleanup.h"
 #include "base/error.h"
 #include "base/file_id.h"
 #include "base/strbuf.h"
@@ -93,8 +94,5 @@ int mount_plan_verify(const struct mount_plan *p, struct error *err);
 
 void mount_plan_release(struct mount_plan *p);
 
-static inline void cleanup_mount_planp(struct mount_plan *p)
-{
-	mount_plan_release(p);
-}
-#define _cleanup_mount_plan_ __attribute__((cleanup(cleanup_mount_planp)))
+DEFINE_CLEANUP_FUNC(struct mount_plan, mount_plan_release)
+#define _cleanup_mount_plan_ _cleanup_(mount_plan_releasep)

@@ -86,11 +86,7 @@ static const unsigned long namespace_flags[] = {
     CLONE_NEWUTS,  CLONE_NEWIPC, CLONE_NEWCGROUP, CLONE_NEWTIME,
 };
 
-static void release_ctx(scmp_filter_ctx *ctx)
-{
-	if (*ctx)
-		seccomp_release(*ctx);
-}
+DEFINE_CLEANUP_PTR_FUNC(scmp_filter_ctx, seccomp_release)
 
 static int add_compat_arches(scmp_filter_ctx ctx)
 {
@@ -164,7 +160,7 @@ static int add_sandbox_rules(scmp_filter_ctx ctx, struct error *err)
 
 int seccomp_filter_fd(struct error *err)
 {
-	__attribute__((cleanup(release_ctx))) scmp_filter_ctx ctx = NULL;
+	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
 	if (new_filter(&ctx, err) < 0 || add_sandbox_rules(ctx, err) < 0)
 		return -1;
 
@@ -196,7 +192,7 @@ static int deny_socket_family(scmp_filter_ctx ctx, int family, struct error *err
 
 int seccomp_filter_load_command(unsigned flags, struct error *err)
 {
-	__attribute__((cleanup(release_ctx))) scmp_filter_ctx ctx = NULL;
+	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
 	if (new_filter(&ctx, err) < 0)
 		return -1;
 	/* A nested run stacks the whole list again: the outer filter holds

@@ -111,6 +111,8 @@ static _Noreturn void exec_bwrap(struct supervisor *sv, const struct supervise_r
 	sigprocmask(SIG_SETMASK, original_mask, NULL);
 
 	execve(req->bwrap, argv, req->envp);
+	/* Unchecked: this child exits 127 either way, and stderr is the only
+	 * place a failure to report could be reported. */
 	dprintf(STDERR_FILENO, "executing %s: %s\n", req->bwrap, strerror(errno));
 	_exit(127);
 }
@@ -170,7 +172,9 @@ static void write_terminal(int fd, const char *text, size_t len)
 {
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	term_escape_mode_add(&sb, text, len, TERM_ESCAPE_LINES);
-	write_all(fd, sb.buf, sb.len);
+	/* Unchecked: fd is our stderr, where a failure would be reported,
+	 * and the run's outcome does not depend on these lines arriving. */
+	(void)write_all(fd, sb.buf, sb.len);
 }
 
 /* Returns false at end of file or on a hard error. */

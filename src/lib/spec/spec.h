@@ -92,11 +92,8 @@ struct sandbox_spec {
 int sandbox_plan(const struct sandbox_request *req, struct sandbox_spec *spec, struct error *err);
 void sandbox_spec_release(struct sandbox_spec *spec);
 
-static inline void cleanup_sandbox_specp(struct sandbox_spec *s)
-{
-	sandbox_spec_release(s);
-}
-#define _cleanup_sandbox_spec_ _cleanup_(cleanup_sandbox_specp)
+DEFINE_CLEANUP_FUNC(struct sandbox_spec, sandbox_spec_release)
+#define _cleanup_sandbox_spec_ _cleanup_(sandbox_spec_releasep)
 
 /* Whether a run of this spec must stop on the trust rule: the project
  * config loosens and its content was never approved (or has changed, or
