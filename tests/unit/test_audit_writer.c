@@ -67,7 +67,7 @@ static void end_record_carries_the_count_once_it_can_be_written(void **state)
 	quarantine_record(&a);
 	quarantine_record(&a);
 	assert_true(dup2(real, a.fd) >= 0); /* room again */
-	audit_session_end(&a, 3, NULL);
+	audit_run_end(&a, 3, NULL);
 
 	_cleanup_free_ char *path = unit_path(*state, "audit.jsonl");
 	_cleanup_free_ char *text = NULL;

@@ -58,7 +58,7 @@ int state_dir_prepare(const char *dir, struct error *err)
 	return 0;
 }
 
-int audit_session_id(char out[17])
+int audit_run_id(char out[17])
 {
 	uint8_t id[8];
 	if (getrandom(id, sizeof(id), 0) != (ssize_t)sizeof(id))
@@ -84,14 +84,14 @@ int audit_open(struct audit *a, const char *dir, struct error *err)
 	if (state_dir_prepare(dir, err) < 0)
 		return error_prefix(err, "audit log");
 	_cleanup_free_ char *path = xasprintf("%s/audit.jsonl", dir);
-	/* Read as well as append: only to see whether an earlier session left
+	/* Read as well as append: only to see whether an earlier run left
 	 * the log inside a record cut short by a full disk. */
 	a->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
 	if (a->fd < 0)
 		return error_errno(err, ERROR_SETUP, errno, "opening the audit log %s", path);
 	atomic_store(&a->cut_line, ends_inside_a_line(a->fd));
-	if (audit_session_id(a->session) < 0)
-		return error_errno(err, ERROR_SETUP, errno, "choosing a session id");
+	if (audit_run_id(a->run_id) < 0)
+		return error_errno(err, ERROR_SETUP, errno, "choosing a run id");
 	clock_gettime(CLOCK_MONOTONIC, &a->started);
 	return 0;
 }
@@ -107,7 +107,7 @@ static struct json_object *new_record(const struct audit *a, const char *event)
 	snprintf(stamp + n, sizeof(stamp) - n, ".%03ldZ", now.tv_nsec / 1000000);
 	struct json_object *r = json_object_new_object();
 	json_object_object_add(r, "time", json_object_new_string(stamp));
-	json_object_object_add(r, "session", json_object_new_string(a->session));
+	json_object_object_add(r, "session", json_object_new_string(a->run_id));
 	json_object_object_add(r, "event", json_object_new_string(event));
 	return r;
 }
@@ -163,7 +163,7 @@ static struct json_object *string_array(char *const *items, size_t count)
 
 char *audit_policy_digest(const struct policy *policy, const char *network, bool read_only)
 {
-	/* SHA-256, as the trust store uses: two sessions with the same digest
+	/* SHA-256, as the trust store uses: two runs with the same digest
 	 * ran under the same access table, and no one can craft a different
 	 * table that passes for a given one. */
 	_cleanup_strbuf_ struct strbuf text = STRBUF_INIT;
@@ -176,7 +176,7 @@ char *audit_policy_digest(const struct policy *policy, const char *network, bool
 	return xasprintf("sha256:%s", hex);
 }
 
-void audit_session_start(struct audit *a, const struct audit_start *s)
+void audit_run_start(struct audit *a, const struct audit_start *s)
 {
 	struct json_object *r = new_record(a, "start");
 	struct passwd *pw = getpwuid(getuid());
@@ -204,7 +204,7 @@ void audit_session_start(struct audit *a, const struct audit_start *s)
 
 static void stop_receiver(struct audit *a);
 
-void audit_session_end(struct audit *a, int status, const char *error)
+void audit_run_end(struct audit *a, int status, const char *error)
 {
 	stop_receiver(a);
 	struct timespec now;
@@ -372,7 +372,7 @@ static void *receive_events(void *arg)
 
 int audit_listen(struct audit *a, const char *runtime_dir, struct error *err)
 {
-	a->sock_path = xasprintf("%s/audit-%s.sock", runtime_dir, a->session);
+	a->sock_path = xasprintf("%s/audit-%s.sock", runtime_dir, a->run_id);
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	if (strlen(a->sock_path) >= sizeof(addr.sun_path))
 		return error_set(err, ERROR_SETUP, "the audit socket path %s is too long",

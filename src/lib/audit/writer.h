@@ -33,8 +33,8 @@
 int state_dir_prepare(const char *dir, struct error *err);
 
 struct audit {
-	int fd;		  /* the log, or -1 when not logging */
-	char session[17]; /* random hex id */
+	int fd;		 /* the log, or -1 when not logging */
+	char run_id[17]; /* random hex id of this run (the log's "session") */
 	struct timespec started;
 	int sock;	  /* the datagram socket for events from inside, or -1 */
 	char *sock_path;  /* its host path */
@@ -42,7 +42,7 @@ struct audit {
 	pthread_t receiver;
 	bool receiving;
 	/* Records the sandbox can cause (reports from inside, connections it
-	 * opens) are capped per session, so it cannot fill the disk. */
+	 * opens) are capped per run, so it cannot fill the disk. */
 	unsigned long blocked_logged, blocked_dropped; /* the receiver's */
 	unsigned long network_logged, network_dropped; /* the proxy's */
 	/* Records that could not be written (a full disk, an I/O error, a file
@@ -53,11 +53,11 @@ struct audit {
 	atomic_bool cut_line; /* the log ends inside a record cut short */
 };
 
-#define AUDIT_BLOCKED_MAX 1000	/* blocked reports from inside, per session */
-#define AUDIT_NETWORK_MAX 20000 /* network decisions, per session */
+#define AUDIT_BLOCKED_MAX 1000	/* blocked reports from inside, per run */
+#define AUDIT_NETWORK_MAX 20000 /* network decisions, per run */
 
-/* A new random session id: 16 hex digits. Returns 0, or -1 with errno. */
-int audit_session_id(char out[17]);
+/* A new random run id (the log calls it "session"): 16 hex digits. Returns 0, or -1 with errno. */
+int audit_run_id(char out[17]);
 
 /* Creates the directory (0700) and opens the log. */
 int audit_open(struct audit *a, const char *dir, struct error *err);
@@ -77,9 +77,9 @@ struct audit_start {
 	const struct strv *degraded; /* layers left out under --allow-degraded, or NULL */
 };
 
-void audit_session_start(struct audit *a, const struct audit_start *start);
+void audit_run_start(struct audit *a, const struct audit_start *start);
 /* status: the exit status, or -1 with error set when the sandbox failed. */
-void audit_session_end(struct audit *a, int status, const char *error);
+void audit_run_end(struct audit *a, int status, const char *error);
 
 /* Records lost to failed writes, for the user: "N records could not be
  * written: No space left on device", or NULL when every record so far was
@@ -93,7 +93,7 @@ DEFINE_CLEANUP_FUNC(struct audit, audit_close)
 #define _cleanup_audit_ _cleanup_(audit_closep)
 
 /* "sha256:<64 hex digits>" over the access table and the settings that
- * shape the sandbox, to tell whether two sessions ran under one policy. */
+ * shape the sandbox, to tell whether two runs had one policy. */
 char *audit_policy_digest(const struct policy *policy, const char *network, bool read_only);
 
 /* One decision of the network proxy: allowed or refused, with the bytes

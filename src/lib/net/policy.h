@@ -1,4 +1,4 @@
-/* The network policy of a filtered session: the allow and deny lists with
+/* The network policy of a filtered run: the allow and deny lists with
  * groups expanded, the pinned names and the localhost ports, and the one
  * function that decides whether a requested host may be reached. Pure: no
  * sockets, no resolver, so `policy`, the proxy and the tests agree. */

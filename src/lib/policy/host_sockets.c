@@ -9,7 +9,7 @@
  * session bus, Wayland, gpg-agent and ssh-agent sockets), X11's
  * /tmp/.X11-unix (private /tmp), ~/.ssh and ~/.gnupg (@base excludes them),
  * abstract sockets (a new network namespace has its own; not with
- * --network=true), and Docker's socket (session.c). */
+ * --network=true), and Docker's socket (spec/plan.c). */
 #include "policy/host_sockets.h"
 
 #include <string.h>

@@ -1,5 +1,5 @@
 /* This file decides what @git protects: in every repository whose git
- * directory the session can write to, each file git reads as configuration
+ * directory the sandbox can write to, each file git reads as configuration
  * or runs as code gets a read-only rule, existing or not, and each directory
  * between the writable root and such a file becomes a mount point. It reads
  * git directories and config files, and never changes them. */
@@ -83,7 +83,7 @@ static const struct {
 struct layout {
 	const struct preset_context *ctx;
 	struct rule_list *out;
-	struct strv writable; /* resolved roots the session can write to */
+	struct strv writable; /* resolved roots the sandbox can write to */
 	struct strv emitted;  /* "ro PATH" and "pin PATH", each emitted once */
 	struct strv repos;    /* git directories already handled */
 	bool in_module;	      /* handling a submodule's git directory */
@@ -170,7 +170,7 @@ static void pin(struct layout *l, const char *dir)
 
 /* A control path: read-only whether or not it exists (a missing one is kept
  * from being created by the guard), with its parents pinned. Only where
- * the session could write it: elsewhere the mounts already hold, and a rule
+ * the sandbox could write it: elsewhere the mounts already hold, and a rule
  * inside an excluded directory would show what it hides. */
 static void protect(struct layout *l, const char *path, const char *origin)
 {
@@ -290,7 +290,7 @@ static void read_config_file(struct repo_config *rc, const char *file)
 }
 
 /* Every word of a command that names a path (it holds '/', or starts with
- * '.' or '~') and lies where the session can write is protected: a script
+ * '.' or '~') and lies where the sandbox can write is protected: a script
  * rewritten there runs on the host the next time git runs the command. */
 static void protect_command_words(struct layout *l, const char *command, const char *base,
 				  const char *origin)

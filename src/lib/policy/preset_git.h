@@ -1,5 +1,5 @@
 /* The @git preset: every file a host git reads as configuration or runs as
- * code, in every repository the session can write to, stays as it was. */
+ * code, in every repository the sandbox can write to, stays as it was. */
 #pragma once
 
 #include <stdbool.h>

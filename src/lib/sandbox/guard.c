@@ -108,7 +108,7 @@ struct guard {
 	struct tree_watch *tree;
 	char *quarantine_base;
 	char *quarantine_dir;
-	char *session;
+	char *run_id;
 	int quarantine_fd;
 	unsigned serial;
 	struct guard_event *events;
@@ -302,14 +302,14 @@ static int open_quarantine(struct guard *g, struct error *err)
 	    open(g->quarantine_base, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (base < 0)
 		return error_errno(err, ERROR_SETUP, errno, "opening %s", g->quarantine_base);
-	if (mkdirat(base, g->session, 0700) < 0 && errno != EEXIST)
+	if (mkdirat(base, g->run_id, 0700) < 0 && errno != EEXIST)
 		return error_errno(err, ERROR_SETUP, errno, "creating %s/%s", g->quarantine_base,
-				   g->session);
-	g->quarantine_fd = openat(base, g->session, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				   g->run_id);
+	g->quarantine_fd = openat(base, g->run_id, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (g->quarantine_fd < 0)
 		return error_errno(err, ERROR_SETUP, errno, "opening %s/%s", g->quarantine_base,
-				   g->session);
-	g->quarantine_dir = xasprintf("%s/%s", g->quarantine_base, g->session);
+				   g->run_id);
+	g->quarantine_dir = xasprintf("%s/%s", g->quarantine_base, g->run_id);
 	return 0;
 }
 
@@ -375,7 +375,7 @@ static void quarantine(struct guard *g, size_t index, int dir_fd, const char *na
 	if (err.msg == NULL && errno == ENOENT)
 		return; /* gone already */
 	_cleanup_free_ char *aside =
-	    xasprintf(".agent-sandbox-quarantined-%s-%s", g->session, qname);
+	    xasprintf(".agent-sandbox-quarantined-%s-%s", g->run_id, qname);
 	if (renameat2(dir_fd, name, dir_fd, aside, RENAME_NOREPLACE) == 0) {
 		_cleanup_free_ char *dir = parent_of(path);
 		record(g, path, xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", aside), t,
@@ -461,7 +461,7 @@ static int restore_pinned(struct guard *g, const struct guard_target *t, int dir
 			  const char *name)
 {
 	_cleanup_free_ char *tmp =
-	    xasprintf(".%s.agent-sandbox-restore-%s-%u", name, g->session, ++g->serial);
+	    xasprintf(".%s.agent-sandbox-restore-%s-%u", name, g->run_id, ++g->serial);
 	int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			t->mode ? t->mode : 0644);
 	if (fd < 0)
@@ -589,14 +589,14 @@ static void adopt_last_target(struct guard *g)
 }
 
 int guard_start(struct guard **out, const struct guard_plan *plan, const struct policy *policy,
-		const char *quarantine_base, const char *session, guard_report_fn report, void *ctx,
+		const char *quarantine_base, const char *run_id, guard_report_fn report, void *ctx,
 		struct error *err)
 {
 	struct guard *g = xcalloc(1, sizeof(*g));
 	*g = (struct guard){
 	    .policy = policy,
 	    .quarantine_base = quarantine_base ? xstrdup(quarantine_base) : NULL,
-	    .session = xstrdup(session),
+	    .run_id = xstrdup(run_id),
 	    .quarantine_fd = -1,
 	    .report = report,
 	    .ctx = ctx,
@@ -696,7 +696,7 @@ static void guard_gitlink(struct guard *g, struct repository_watch *rw, const ch
 	if (present && !is_new)
 		return; /* a checked-out submodule: its git directory is protected */
 	/* A repository that was there at start is protected by the mounts
-	 * (and holds the user's work): a gitlink the session adds for it
+	 * (and holds the user's work): a gitlink the run adds for it
 	 * changes nothing of what it runs. */
 	if (g->tree && strv_contains(&g->tree->known, dotgit))
 		return;
@@ -1162,7 +1162,7 @@ void guard_free(struct guard *g)
 	free(g->events);
 	free(g->quarantine_base);
 	free(g->quarantine_dir);
-	free(g->session);
+	free(g->run_id);
 	free(g->stop_reason);
 	free(g);
 }

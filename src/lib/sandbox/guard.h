@@ -69,9 +69,9 @@ struct guard;
 
 /* Opens the roots, sets up the watches and checks every target once. The
  * quarantine directory (a private directory outside every project) is
- * created on first use, under quarantine_base/<session>. */
+ * created on first use, under quarantine_base/<run id>. */
 int guard_start(struct guard **out, const struct guard_plan *plan, const struct policy *policy,
-		const char *quarantine_base, const char *session, guard_report_fn report, void *ctx,
+		const char *quarantine_base, const char *run_id, guard_report_fn report, void *ctx,
 		struct error *err);
 
 /* Guards the gitlinks of the repository whose work tree is toplevel and
@@ -106,7 +106,7 @@ void guard_finish(struct guard *g);
 
 const char *guard_stop_reason(const struct guard *g);
 
-/* What was quarantined, for the summary at the end of the session. */
+/* What was quarantined, for the summary at the end of the run. */
 size_t guard_events(const struct guard *g, const struct guard_event **events);
 const char *guard_quarantine_dir(const struct guard *g);
 

@@ -136,7 +136,7 @@ static int network_start(struct network_run *nr, const struct sandbox_spec *s, b
 			     nr->policy.deny[i].origin);
 	if (dry_run)
 		nr->socket = xstrdup("$XDG_RUNTIME_DIR/agent-sandbox/net-XXXXXX/proxy.sock");
-	else if (rundir_session_dir(env_get(s->envp, "XDG_RUNTIME_DIR"), &nr->dir, err) < 0)
+	else if (rundir_net_dir(env_get(s->envp, "XDG_RUNTIME_DIR"), &nr->dir, err) < 0)
 		return -1;
 	else
 		nr->socket = xasprintf("%s/proxy.sock", nr->dir);
@@ -181,9 +181,9 @@ static int start_guard(const struct sandbox_spec *s, const struct guard_plan *pl
 {
 	char id[17];
 	if (audit->fd >= 0)
-		memcpy(id, audit->session, sizeof(id));
-	else if (audit_session_id(id) < 0)
-		return error_errno(err, ERROR_SETUP, errno, "choosing a session id");
+		memcpy(id, audit->run_id, sizeof(id));
+	else if (audit_run_id(id) < 0)
+		return error_errno(err, ERROR_SETUP, errno, "choosing a run id");
 	_cleanup_free_ char *base = s->audit_dir ? xasprintf("%s/quarantine", s->audit_dir) : NULL;
 	if (guard_start(out, plan, &s->policy, base, id, guard_reported, audit, err) < 0)
 		return -1;
@@ -440,7 +440,7 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 	    .env_dropped = &s->env.dropped,
 	    .degraded = &s->hardening.degraded,
 	};
-	audit_session_start(&l.audit, &start);
+	audit_run_start(&l.audit, &start);
 	int status = supervisor_run(&l.sv, &req, err);
 	supervisor_release(&l.sv);
 	l.sv_ready = false;
@@ -450,7 +450,7 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 			error_set(err, ERROR_SETUP, "%s", guard_stop_reason(l.guard));
 		result->guard = steal_ptr(&l.guard);
 	}
-	audit_session_end(&l.audit, status, status < 0 ? err->msg : NULL);
+	audit_run_end(&l.audit, status, status < 0 ? err->msg : NULL);
 	/* After the end record, whose own failure counts too, and before the
 	 * log is closed: a log with holes must not pass for a whole one. */
 	_cleanup_free_ char *lost = audit_write_failure(&l.audit);

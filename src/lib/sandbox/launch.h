@@ -1,7 +1,7 @@
 /* The bwrap backend: a spec rendered as bwrap arguments and run. Rendering
  * takes the resources a launch needs (the runtime directory's empty file,
  * the seccomp filter, the pipes the supervisor reads) and stops before
- * anything starts, for --dry-run; launching goes on to the audit session,
+ * anything starts, for --dry-run; launching goes on to the audit record of the run,
  * the proxy, the guard, bwrap and the supervision of the command. */
 #pragma once
 

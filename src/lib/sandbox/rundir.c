@@ -80,14 +80,14 @@ int rundir_empty_file(const char *xdg_runtime_dir, char **out, struct error *err
 	return error_set(err, ERROR_SETUP, "cannot create an empty file at %s", path);
 }
 
-int rundir_session_dir(const char *xdg_runtime_dir, char **out, struct error *err)
+int rundir_net_dir(const char *xdg_runtime_dir, char **out, struct error *err)
 {
 	_cleanup_free_ char *dir = NULL;
 	if (prepare_base(xdg_runtime_dir, &dir, err) < 0)
 		return -1;
-	_cleanup_free_ char *session = xasprintf("%s/net-XXXXXX", dir);
-	if (!mkdtemp(session))
+	_cleanup_free_ char *net = xasprintf("%s/net-XXXXXX", dir);
+	if (!mkdtemp(net))
 		return error_errno(err, ERROR_SETUP, errno, "creating a directory in %s", dir);
-	*out = steal_ptr(&session);
+	*out = steal_ptr(&net);
 	return 0;
 }

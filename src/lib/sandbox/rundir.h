@@ -8,6 +8,6 @@
  * agent-sandbox (or /tmp/agent-sandbox-UID) and is created once. */
 int rundir_empty_file(const char *xdg_runtime_dir, char **out, struct error *err);
 
-/* Creates a new private directory for one session's sockets (mode 0700,
+/* Creates a new private directory for one run's network sockets (mode 0700,
  * in the same place as the empty file). The caller removes it. */
-int rundir_session_dir(const char *xdg_runtime_dir, char **out, struct error *err);
+int rundir_net_dir(const char *xdg_runtime_dir, char **out, struct error *err);
