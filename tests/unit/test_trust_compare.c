@@ -26,12 +26,12 @@ struct row {
 };
 
 /* The tree: a project with a wrapper script, a home with ~/.ssh and an
- * ssh-agent socket in it, a directory outside both, a Docker socket
+ * ssh-agent socket and a cache in it, a directory outside both, a Docker socket
  * stand-in. */
 static void make_tree(const char *dir)
 {
-	static const char *const dirs[] = {
-	    "proj", "proj/src", "home", "home/.ssh", "outside", "xdg", "xdg/agent-sandbox"};
+	static const char *const dirs[] = {"proj",	  "proj/src", "home", "home/.ssh",
+					   "home/.cache", "outside",  "xdg",  "xdg/agent-sandbox"};
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
 		unit_mkdir(dir, dirs[i]);
 	unit_write(dir, "proj/wrap.sh", "#!/bin/sh\nexec \"$AGENT_SANDBOX_REAL\" \"$@\"\n");
@@ -163,6 +163,13 @@ static const struct row rows[] = {
      .want = {"1:29: \"!@git\" removes the protections of the @git preset"}},
     {.global = "{\"filesystem\": {\"presets\": [\"!@git\"]}}",
      .project = "{\"filesystem\": {\"presets\": [\"!@git\"]}}"},
+    /* A preset the global config removed, added back: its rules are
+     * judged like the project's own. */
+    {.global = "{\"filesystem\": {\"presets\": [\"!@caches\"]}}",
+     .project = "{\"filesystem\": {\"presets\": [\"@git-strict\", \"@caches\"]}}",
+     .want = {"1:44: \"@caches\" adds rules that make @D@/home/.cache writable (it was "
+	      "read-only, by @base)"}},
+    {.project = "{\"filesystem\": {\"presets\": [\"@caches\", \"@git-strict\"]}}"},
     /* Paths: private < hidden < ro < rw. */
     {.project = "{\"filesystem\": {\"rw\": [\"src\", \"./new\"], \"ro\": [\"src\"], "
 		"\"exclude\": [\"src\"]}}"},

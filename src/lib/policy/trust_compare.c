@@ -6,6 +6,7 @@
 #include "policy/trust.h"
 
 #include <stdarg.h>
+#include <sys/types.h>
 #include <string.h>
 
 #include "base/cleanup.h"
@@ -174,25 +175,55 @@ static const char *exposure_words(enum exposure x)
 	return "?";
 }
 
-/* Paths: private < hidden < ro < rw. Every entry a project rule decides is
- * looked up in the policy without the project config: a symlink out of the
- * project, "rw" over a protected path, "ro" over a hidden one or a host
- * path shown in the private /tmp all show here. */
+/* The project's "@x" that brings in the preset a rule comes from ("@caches",
+ * "@git (core.hooksPath)": the preset's name is the first word of the
+ * origin), when the side without the project config did not have it: its
+ * index in the presets, or -1. */
+static ssize_t preset_added_by(const struct comparison *c, const char *rule_origin)
+{
+	_cleanup_free_ char *name = xstrndup(rule_origin, strcspn(rule_origin, " "));
+	unsigned bit = preset_lookup(name);
+	unsigned added = preset_select(&c->after->presets) & ~preset_select(&c->before->presets);
+	if (!(bit & added))
+		return -1;
+	const struct strv *ops = &c->after->presets;
+	for (size_t i = 0; i < ops->len; i++)
+		if (from_project(c, &c->after->origins.presets, i) && ops->items[i][0] != '!' &&
+		    (preset_lookup(ops->items[i]) & bit))
+			return (ssize_t)i;
+	return -1;
+}
+
+/* Paths: private < hidden < ro < rw. Every entry a project rule decides,
+ * or a preset the project config adds (back, after the global config
+ * removed it), is looked up in the policy without the project config: a
+ * symlink out of the project, "rw" over a protected path, "ro" over a
+ * hidden one or a host path shown in the private /tmp all show here. The
+ * other rules are the same on both sides; rules the project config
+ * removes go with a preset it removes, which compare_presets names. */
 static void compare_policies(struct comparison *c, const struct policy *before,
 			     const struct policy *after)
 {
 	for (size_t i = 0; i < after->len; i++) {
 		const struct access_entry *e = &after->entries[i];
-		if (e->rule->layer != LAYER_PROJECT)
+		const struct rule *r = e->rule;
+		ssize_t op = r->layer == LAYER_PRESET ? preset_added_by(c, r->origin) : -1;
+		if (r->layer != LAYER_PROJECT && op < 0)
 			continue;
 		_cleanup_free_ char *why = NULL;
 		enum exposure was = base_exposure(before, e->path, &why);
 		enum exposure now = exposure_of(e->level);
 		if (now <= was)
 			continue;
-		loosens(c, e->rule->origin, "\"%s\": \"%s\" makes %s %s (it was %s, %s)",
-			access_level_name(e->rule->level), e->rule->pattern, e->path,
-			exposure_words(now), exposure_words(was), why);
+		if (r->layer == LAYER_PROJECT)
+			loosens(c, r->origin, "\"%s\": \"%s\" makes %s %s (it was %s, %s)",
+				access_level_name(r->level), r->pattern, e->path,
+				exposure_words(now), exposure_words(was), why);
+		else
+			loosens(c, c->after->origins.presets.items[op],
+				"\"%s\" adds rules that make %s %s (it was %s, %s)",
+				c->after->presets.items[op], e->path, exposure_words(now),
+				exposure_words(was), why);
 	}
 }
 
