@@ -132,10 +132,10 @@ static void add_request_list(struct strv *list, struct strv *origins, const stru
 }
 
 /* The request's own settings: the topmost layer. The trust rule's side
- * without the project config gets them too (compare_without_project): what the command
- * line decides, it decides on both sides. --env and --env-block join the
- * configured lists; --env NAME=VALUE comes after env.set, so the command
- * line wins. */
+ * without the project config gets them too (compare_without_project):
+ * what the command line decides, it decides on both sides. --env and
+ * --env-block join the configured lists; --env NAME=VALUE comes after
+ * env.set, so the command line wins. */
 static void apply_request(struct config *cfg, const struct sandbox_request *req)
 {
 	struct config_origins *o = &cfg->origins;
