@@ -6,8 +6,9 @@
 #include "policy/trust.h"
 
 #include <stdarg.h>
-#include <sys/types.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "base/cleanup.h"
 #include "base/xalloc.h"
@@ -45,7 +46,7 @@ static void loosens(struct comparison *c, const char *origin, const char *fmt, .
 static bool from_project(const struct comparison *c, const struct strv *origins, size_t i)
 {
 	const char *file = c->tc->file;
-	if (!file || i >= origins->len)
+	if (!file)
 		return false;
 	size_t len = strlen(file);
 	return !strncmp(origins->items[i], file, len) && origins->items[i][len] == ':';
@@ -424,9 +425,26 @@ static void compare_secrets(struct comparison *c)
 	}
 }
 
+/* Every entry of the plain lists is added with its origin
+ * (config_list_add). A list out of step with its origins would blame the
+ * wrong entry, or miss the project's: that is a bug to stop at, not a
+ * verdict to give. */
+static void check_origins(const struct config *cfg)
+{
+	const struct config_origins *o = &cfg->origins;
+	if (cfg->presets.len != o->presets.len ||
+	    cfg->secret_patterns.len != o->secret_patterns.len ||
+	    cfg->secret_allow.len != o->secret_allow.len ||
+	    cfg->secret_skip.len != o->secret_skip.len || cfg->env_allow.len != o->env_allow.len ||
+	    cfg->env_block.len != o->env_block.len || cfg->env_set.len != o->env_set.len)
+		abort();
+}
+
 void trust_compare(struct trust_check *tc, const struct trust_side *before,
 		   const struct trust_side *after, const char *cwd, const char *home)
 {
+	check_origins(before->cfg);
+	check_origins(after->cfg);
 	struct comparison c = {
 	    .tc = tc, .before = before->cfg, .after = after->cfg, .cwd = cwd, .home = home};
 	compare_settings(&c);
