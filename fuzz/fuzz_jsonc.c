@@ -2,8 +2,9 @@
  * rejected with a message that points inside the input, or yield a tree in
  * which every member and element has a position that lands on the first
  * character of its key or value, and in which no key or string holds a
- * character a terminal acts on or hides (term_escape_unsafe). Aborts when
- * json-c refuses a document that the strict scanner accepted. */
+ * character a terminal acts on or hides (term_escape_unsafe). An accepted
+ * document must also be one that json-c's own parser reads to the same
+ * values, so the scanner cannot drift from what json-c would have made. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -146,13 +147,7 @@ static void check_tree(const struct text_map *map, struct json_object *value, un
 	}
 }
 
-static bool starts_with(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* "LINE:COLUMN: message", with the position inside the input, and not one of
- * the messages that say json-c disagreed with the scanner. */
+/* "LINE:COLUMN: message", with the position inside the input. */
 static void check_error(const struct text_map *map, const struct error *err)
 {
 	if (err->kind != ERROR_CONFIG || !err->msg)
@@ -162,9 +157,65 @@ static void check_error(const struct text_map *map, const struct error *err)
 	if (sscanf(err->msg, "%u:%u: %n", &line, &column, &consumed) != 2 || consumed == 0)
 		abort();
 	text_map_offset(map, (struct jsonc_pos){.line = line, .column = column}, true);
-	const char *what = err->msg + consumed;
-	if (starts_with(what, "json-c rejected") || starts_with(what, "internal error"))
+}
+
+/* A NUL-terminated copy of an accepted document with its comments blanked
+ * out: json-c 0.16 reads comments itself but misses the end of a block
+ * comment written as two stars and a slash. Strings cannot hold a raw line
+ * break, so a plain walk finds every comment. */
+static char *without_comments(const uint8_t *data, size_t size)
+{
+	char *copy = xmalloc(size + 1);
+	memcpy(copy, data, size);
+	copy[size] = '\0';
+	bool in_string = false;
+	for (size_t i = 0; i < size; i++) {
+		if (in_string) {
+			if (copy[i] == '\\')
+				i++;
+			else if (copy[i] == '"')
+				in_string = false;
+		} else if (copy[i] == '"') {
+			in_string = true;
+		} else if (copy[i] == '/' && copy[i + 1] == '/') {
+			while (i < size && copy[i] != '\n')
+				copy[i++] = ' ';
+		} else if (copy[i] == '/' && copy[i + 1] == '*') {
+			size_t end = i + 2;
+			while (!(copy[end] == '*' && copy[end + 1] == '/'))
+				end++;
+			memset(copy + i, ' ', end + 2 - i);
+			i = end + 1;
+		}
+	}
+	return copy;
+}
+
+static void tokener_freep(struct json_tokener **tok)
+{
+	if (*tok)
+		json_tokener_free(*tok);
+}
+
+/* json-c (lax: it takes trailing commas) must read the same values, with
+ * the same types, numbers and double text. */
+static void check_same_as_json_c(const uint8_t *data, size_t size, struct json_object *root)
+{
+	_cleanup_free_ char *copy = without_comments(data, size);
+	_cleanup_(tokener_freep) struct json_tokener *tok = json_tokener_new_ex(64);
+	if (!tok)
 		abort();
+	json_tokener_set_flags(tok, JSON_TOKENER_VALIDATE_UTF8);
+	struct json_object *theirs = json_tokener_parse_ex(tok, copy, (int)size + 1);
+	if (json_tokener_get_error(tok) != json_tokener_success)
+		abort();
+	if (!json_object_equal(root, theirs))
+		abort();
+	_cleanup_free_ char *ours_text =
+	    xstrdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+	if (strcmp(ours_text, json_object_to_json_string_ext(theirs, JSON_C_TO_STRING_PLAIN)) != 0)
+		abort();
+	json_object_put(theirs);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -181,6 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (err.msg)
 		abort();
 	check_tree(&map, root, 0);
+	check_same_as_json_c(data, size, root);
 	json_object_put(root);
 	return 0;
 }

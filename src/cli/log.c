@@ -2,14 +2,14 @@
 #include "audit/reader.h"
 #include "audit/writer.h"
 #include "base/cleanup.h"
+#include "base/dirs.h"
 #include "base/io.h"
 #include "cli/verbs.h"
-#include "policy/env.h"
 
 int verb_log(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err)
 {
-	const char *home = env_get(envp, "HOME");
-	_cleanup_free_ char *dir = audit_dir(envp, home && home[0] == '/' ? home : NULL);
+	_cleanup_free_ char *home = dirs_home(envp);
+	_cleanup_free_ char *dir = dirs_state(envp, home);
 	if (!dir)
 		return error_set(err, ERROR_SETUP,
 				 "cannot locate the audit log: neither XDG_STATE_HOME nor HOME is "

@@ -8,8 +8,7 @@
 #include "base/term_escape.h"
 #include "cli/report.h"
 #include "cli/verbs.h"
-#include "sandbox/launch.h"
-#include "sandbox/prepare.h"
+#include "agent-sandbox.h"
 
 /* A withdrawn approval is news to the user: the next run of the same
  * config needs `agent-sandbox trust` again. --debug has said it already,

@@ -303,9 +303,114 @@ static void bwrap_render_returns_index_of_separator_before_command(void **state)
 	}
 }
 
+/* The whole rendering of the small plan, argument by argument: a change to
+ * any of it (order included) must be deliberate, and shows here. */
+static const char *const golden_small[] = {
+    "--unshare-user",
+    "--unshare-ipc",
+    "--unshare-pid",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--unshare-net",
+    "--die-with-parent",
+    "--cap-drop",
+    "ALL",
+    "--as-pid-1",
+    "--info-fd",
+    "5",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--ro-bind-try",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/proc/sysrq-trigger",
+    "/proc/sysrq-trigger",
+    "--ro-bind-try",
+    "/proc/irq",
+    "/proc/irq",
+    "--ro-bind-try",
+    "/proc/bus",
+    "/proc/bus",
+    "--tmpfs",
+    "/tmp",
+    "--tmpfs",
+    "/run",
+    "--tmpfs",
+    "/run/agent-sandbox",
+    "--ro-bind",
+    "/usr/bin/agent-sandbox",
+    "/run/agent-sandbox/agent-sandbox",
+    "--ro-bind-try",
+    "/home/u",
+    "/home/u",
+    "--ro-bind",
+    "/run/user/1000/agent-sandbox/empty",
+    "/home/u/.netrc",
+    "--tmpfs",
+    "/home/u/.ssh",
+    "--ro-bind-try",
+    "/home/u/.ssh/known_hosts",
+    "/home/u/.ssh/known_hosts",
+    "--bind-try",
+    "/home/u/proj",
+    "/home/u/proj",
+    "--ro-bind-try",
+    "/home/u/proj/.git/hooks",
+    "/home/u/proj/.git/hooks",
+    "--tmpfs",
+    "/home/u/proj/.secrets",
+    "--remount-ro",
+    "/home/u/proj/.secrets",
+    "--remount-ro",
+    "/home/u/.ssh",
+    "--chmod",
+    "0111",
+    "/run/agent-sandbox",
+    "--remount-ro",
+    "/run/agent-sandbox",
+    "--setenv",
+    "AGENT_SANDBOX",
+    "1",
+    "--chdir",
+    "/home/u/proj",
+    "--",
+    "/run/agent-sandbox/agent-sandbox",
+    "--sandbox-init",
+    "6",
+    "7",
+    "0",
+    "--mounts=8",
+    "--no-landlock",
+    "--",
+    "make",
+    "test",
+    "a b",
+    "--",
+    "",
+};
+
+static void bwrap_render_matches_the_golden_rendering(void **state)
+{
+	struct bwrap_input plan = small_plan();
+	_cleanup_strv_ struct strv args = STRV_INIT;
+	bwrap_render(&plan, &args, NULL);
+	for (size_t i = 0; i < args.len && i < ARRAY_SIZE(golden_small); i++)
+		if (strcmp(args.items[i], golden_small[i]))
+			unit_fail("argument %zu: \"%s\", expected \"%s\"", i, args.items[i],
+				  golden_small[i]);
+	assert_int_equal(args.len, ARRAY_SIZE(golden_small));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(bwrap_render_matches_the_golden_rendering),
 	    cmocka_unit_test(bwrap_render_isolates_namespaces_and_drops_capabilities),
 	    cmocka_unit_test(bwrap_render_adds_optional_flags_only_when_planned),
 	    cmocka_unit_test(bwrap_render_lays_out_base_before_rules),

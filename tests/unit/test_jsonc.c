@@ -538,6 +538,108 @@ static void jsonc_accepts_numbers(void **state)
 	json_object_put(root);
 }
 
+/* What each number becomes: json-c's reading of it (json_tokener), which the
+ * config loader's type and range checks were written against. */
+struct number_case {
+	const char *text;
+	enum json_type type;
+	int64_t int64;	   /* json_object_get_int64 */
+	uint64_t uint64;   /* json_object_get_uint64 */
+	double value;	   /* json_object_get_double */
+	const char *print; /* json_object_to_json_string */
+};
+
+static void jsonc_reads_numbers_as_json_c_does(void **state)
+{
+	static const struct number_case cases[] = {
+	    {"0", json_type_int, 0, 0, 0.0, "0"},
+	    {"-0", json_type_int, 0, 0, 0.0, "0"},
+	    {"65535", json_type_int, 65535, 65535, 65535.0, "65535"},
+	    {"-1", json_type_int, -1, 0, -1.0, "-1"},
+	    {"9223372036854775807", json_type_int, INT64_MAX, INT64_MAX, 9223372036854775807.0,
+	     "9223372036854775807"},
+	    /* Above INT64_MAX: an unsigned integer, read as INT64_MAX by int64. */
+	    {"9223372036854775808", json_type_int, INT64_MAX, 9223372036854775808u,
+	     9223372036854775808.0, "9223372036854775808"},
+	    {"18446744073709551615", json_type_int, INT64_MAX, UINT64_MAX, 18446744073709551615.0,
+	     "18446744073709551615"},
+	    /* Beyond 64 bits: clamped, not refused. */
+	    {"18446744073709551616", json_type_int, INT64_MAX, UINT64_MAX, 18446744073709551615.0,
+	     "18446744073709551615"},
+	    {"-9223372036854775808", json_type_int, INT64_MIN, 0, -9223372036854775808.0,
+	     "-9223372036854775808"},
+	    {"-9223372036854775809", json_type_int, INT64_MIN, 0, -9223372036854775808.0,
+	     "-9223372036854775808"},
+	    /* A fraction or an exponent makes a double that prints as written. */
+	    {"1.5", json_type_double, 1, 1, 1.5, "1.5"},
+	    {"-0.0", json_type_double, 0, 0, -0.0, "-0.0"},
+	    {"1E2", json_type_double, 100, 100, 100.0, "1E2"},
+	    {"1e+2", json_type_double, 100, 100, 100.0, "1e+2"},
+	    {"25e-1", json_type_double, 2, 2, 2.5, "25e-1"},
+	    {"1.0", json_type_double, 1, 1, 1.0, "1.0"},
+	    {"1e-400", json_type_double, 0, 0, 0.0, "1e-400"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct number_case *c = &cases[i];
+		_cleanup_free_ char *text = xasprintf("[%s]", c->text);
+		struct json_object *root = parse_ok(text);
+		struct json_object *n = json_object_array_get_idx(root, 0);
+		if (!json_object_is_type(n, c->type))
+			fail_msg("%s: type %s", c->text,
+				 json_type_to_name(json_object_get_type(n)));
+		assert_true(json_object_get_int64(n) == c->int64);
+		assert_true(json_object_get_uint64(n) == c->uint64);
+		assert_true(json_object_get_double(n) == c->value);
+		assert_string_equal(json_object_to_json_string(n), c->print);
+		json_object_put(root);
+	}
+
+	/* Out of a double's range: infinity, as json-c's strtod makes it. */
+	struct json_object *root = parse_ok("[1e400, -1e400]");
+	assert_true(json_object_get_double(json_object_array_get_idx(root, 0)) > 1e308);
+	assert_true(json_object_get_double(json_object_array_get_idx(root, 1)) < -1e308);
+	json_object_put(root);
+}
+
+static void json_c_freep(struct json_object **value)
+{
+	json_object_put(*value);
+}
+
+/* The one parse makes the tree json-c's own parser makes of the same text:
+ * types, nesting, member order, decoded strings, integers and doubles. */
+static void jsonc_builds_the_tree_json_c_builds(void **state)
+{
+	static const char *const documents[] = {
+	    "{}",
+	    "[]",
+	    "null",
+	    "true",
+	    "\"\"",
+	    "-12",
+	    "[null, true, false, 0, -1, 2.5, \"s\", [], {}]",
+	    "{\"a\": {\"b\": [1, {\"c\": [true, false, null]}]}, \"d\": [], \"e\": {}, \"f\": "
+	    "\"x\"}",
+	    "{\"z\": 1, \"a\": 2, \"m\": 3, \"\": 4, \"\\u00e9\": 5, \"\\\"\": 6}",
+	    "[\"\\\"\\\\\\/\", \"a\\u0041b\", \"\\u00e9\\u6771\", \"é😀\", \"\\u00a0\"]",
+	    "[9223372036854775807, 9223372036854775808, 18446744073709551616, "
+	    "-9223372036854775809, 1e400, -0.0, 0.1, 1E-7, 123456789012345678901234567890.5]",
+	    "{\"network\": {\"localhost\": [5432, 3000]}, \"filesystem\": {\"ro\": [\"~/x\"]}}",
+	    "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(documents); i++) {
+		_cleanup_(json_c_freep) struct json_object *ours = parse_ok(documents[i]);
+		_cleanup_(json_c_freep) struct json_object *theirs =
+		    json_tokener_parse(documents[i]);
+		if (!json_object_equal(ours, theirs))
+			fail_msg("<%s> differs from json-c's reading", documents[i]);
+		_cleanup_free_ char *ours_text =
+		    xstrdup(json_object_to_json_string_ext(ours, JSON_C_TO_STRING_PLAIN));
+		assert_string_equal(ours_text,
+				    json_object_to_json_string_ext(theirs, JSON_C_TO_STRING_PLAIN));
+	}
+}
+
 static void jsonc_decodes_unicode_escapes(void **state)
 {
 	struct json_object *root = parse_ok("[\"\\u00e9\", \"\\u00e8\", \"\\\"\\\\\\/\","
@@ -743,6 +845,8 @@ int main(void)
 	    cmocka_unit_test(jsonc_accepts_nested_structures),
 	    cmocka_unit_test(jsonc_accepts_scalar_roots),
 	    cmocka_unit_test(jsonc_accepts_numbers),
+	    cmocka_unit_test(jsonc_reads_numbers_as_json_c_does),
+	    cmocka_unit_test(jsonc_builds_the_tree_json_c_builds),
 	    cmocka_unit_test(jsonc_decodes_unicode_escapes),
 	    cmocka_unit_test(jsonc_reads_only_len_bytes),
 	    cmocka_unit_test(jsonc_member_pos_returns_line_and_column_of_key_and_value),

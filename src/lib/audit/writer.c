@@ -26,16 +26,6 @@
 #define EVENT_STRING_MAX 1024
 #define EVENT_ARGV_MAX 256
 
-char *audit_dir(char *const *envp, const char *home)
-{
-	const char *state = env_get(envp, "XDG_STATE_HOME");
-	if (state && state[0] == '/')
-		return xasprintf("%s/agent-sandbox", state);
-	if (home)
-		return xasprintf("%s/.local/state/agent-sandbox", home);
-	return NULL;
-}
-
 int state_dir_prepare(const char *dir, struct error *err)
 {
 	_cleanup_free_ char *path = xstrdup(dir);

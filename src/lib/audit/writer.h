@@ -25,10 +25,6 @@
  * may not create unix sockets, and the launcher still reports through it. */
 #define AUDIT_FD_INSIDE 1000
 
-/* The directory of the log: $XDG_STATE_HOME/agent-sandbox, or
- * ~/.local/state/agent-sandbox; NULL when neither is known. */
-char *audit_dir(char *const *envp, const char *home);
-
 /* Creates DIR and its missing parents (0700); refuses it unless it is a
  * directory of this user (not a symlink), and makes it private. The audit
  * log and the trust store live there. */

@@ -292,6 +292,8 @@ static int load_localhost_ports(struct loader *ld, struct json_object *net)
 		_cleanup_free_ char *origin = origin_at(ld, pos);
 		_cleanup_free_ char *text = xasprintf("%d", (int)port);
 		net_list_add(&ld->cfg->network.localhost, text, NULL, ld->layer, origin);
+		ld->cfg->network.localhost.items[ld->cfg->network.localhost.len - 1].port =
+		    (uint16_t)port;
 	}
 	strbuf_addf(&ld->summary, ", network.localhost %zu", n);
 	return 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "config/commands.h"
 #include "base/error.h"
@@ -19,8 +20,9 @@ enum network_mode {
 /* One entry of a network list: a host pattern or group (allow, deny), a port
  * (localhost) or a pinned name (resolve: name and address). */
 struct net_entry {
-	char *name;
+	char *name;    /* for localhost, the port as text, for messages */
 	char *address; /* resolve only */
+	uint16_t port; /* localhost only */
 	enum layer layer;
 	char *origin; /* "<file>:L:C", "--allow-host" or "default" */
 };

@@ -1,10 +1,11 @@
-/* JSONC documents: a strict scanner decides whether the text is valid and
- * records where every member and element starts; json-c then builds the
- * values, and the positions are hung on json-c's objects and arrays. Nothing
- * here reads past len, and recursion never goes deeper than MAX_DEPTH. */
+/* JSONC documents: one strict scanner decides whether the text is valid,
+ * builds the json-c values as it goes and hangs on every object and array
+ * where its members or elements start. Nothing here reads past len, and
+ * recursion never goes deeper than MAX_DEPTH. */
 #include "config/jsonc.h"
 
 #include <limits.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,18 +30,11 @@ struct position_entry {
 };
 
 /* The userdata of one json-c object or array: its members or elements in
- * document order, which is also json-c's order (members keep insertion order
- * and the scanner lets no duplicate key replace an earlier one). */
+ * document order. */
 struct position_index {
-	bool is_object;
 	size_t len;
 	size_t alloc;
 	struct position_entry *entries;
-};
-
-struct comment_span {
-	size_t start;
-	size_t end;
 };
 
 struct scanner {
@@ -50,21 +44,12 @@ struct scanner {
 	unsigned depth;
 	size_t open_off; /* the innermost unclosed '{' or '[' while depth > 0 */
 	struct error *err;
-	struct strbuf key; /* the key being decoded */
+	struct strbuf string; /* the string being decoded */
 
 	/* Positions are recorded in document order, so one cursor that only
 	 * moves forward turns byte offsets into line:column in a single pass. */
 	size_t cursor_off;
 	struct jsonc_pos cursor;
-
-	/* One per object or array, in the order their brackets open. */
-	struct position_index **indexes;
-	size_t n_indexes;
-	size_t alloc_indexes;
-
-	struct comment_span *comments;
-	size_t n_comments;
-	size_t alloc_comments;
 };
 
 /* Room for one more item in a growable array of *alloc items of size bytes. */
@@ -80,19 +65,13 @@ static void *grow_for_one_more(void *items, size_t len, size_t *alloc, size_t si
 	return items;
 }
 
-static void position_index_free(struct position_index *index)
+static void position_index_delete(struct json_object *owner, void *userdata)
 {
-	if (!index)
-		return;
+	struct position_index *index = userdata;
 	for (size_t i = 0; i < index->len; i++)
 		free(index->entries[i].key);
 	free(index->entries);
 	free(index);
-}
-
-static void position_index_delete(struct json_object *owner, void *userdata)
-{
-	position_index_free(userdata);
 }
 
 static struct position_entry *position_index_add(struct position_index *index)
@@ -104,13 +83,33 @@ static struct position_entry *position_index_add(struct position_index *index)
 	return entry;
 }
 
+/* The member of an object's index with the given key, if any. */
+static const struct position_entry *position_index_find(const struct position_index *index,
+							const char *key)
+{
+	for (size_t i = 0; i < index->len; i++)
+		if (strcmp(index->entries[i].key, key) == 0)
+			return &index->entries[i];
+	return NULL;
+}
+
 static void scanner_release(struct scanner *s)
 {
-	for (size_t i = 0; i < s->n_indexes; i++)
-		position_index_free(s->indexes[i]);
-	free(s->indexes);
-	free(s->comments);
-	strbuf_release(&s->key);
+	strbuf_release(&s->string);
+}
+
+static void json_putp(struct json_object **value)
+{
+	json_object_put(*value);
+}
+
+/* json-c returns NULL only when it cannot allocate, and allocation failure
+ * aborts everywhere else too. */
+static struct json_object *must(struct json_object *value)
+{
+	if (!value)
+		abort();
+	return value;
 }
 
 /* Line and column of `to`, given those of `from` (from <= to). Columns count
@@ -273,9 +272,6 @@ static int scan_comment(struct scanner *s)
 			return fail_utf8(s, i);
 		i += n;
 	}
-	s->comments =
-	    grow_for_one_more(s->comments, s->n_comments, &s->alloc_comments, sizeof(*s->comments));
-	s->comments[s->n_comments++] = (struct comment_span){.start = start, .end = i};
 	s->off = i;
 	return 0;
 }
@@ -358,7 +354,7 @@ static int fail_unsafe(struct scanner *s, size_t off, uint32_t cp)
 		       term_escape_kind(cp), (unsigned)cp);
 }
 
-/* The escape whose backslash is at s->off, appended to decoded (if not NULL). */
+/* The escape whose backslash is at s->off, appended to decoded. */
 static int scan_escape(struct scanner *s, size_t string_start, struct strbuf *decoded)
 {
 	size_t esc = s->off;
@@ -374,8 +370,7 @@ static int scan_escape(struct scanner *s, size_t string_start, struct strbuf *de
 		char ch = simple_decoded[simple - simple_escapes];
 		if (term_escape_unsafe((unsigned char)ch))
 			return fail_unsafe(s, esc, (unsigned char)ch);
-		if (decoded)
-			strbuf_addch(decoded, ch);
+		strbuf_addch(decoded, ch);
 		s->off = esc + 2;
 		return 0;
 	}
@@ -411,13 +406,13 @@ static int scan_escape(struct scanner *s, size_t string_start, struct strbuf *de
 		cp = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
 		if (term_escape_unsafe(cp))
 			return fail_unsafe(s, esc, cp);
-		/* json-c decodes some valid pairs as U+FFFD ("\\ud837\\uded8"),
-		 * so the text would mean one thing here and another there. */
+		/* Refused though this scanner could decode it: json-c's own
+		 * reader decodes some valid pairs as U+FFFD ("\\ud837\\uded8"),
+		 * and a config must mean the same to every json-c reader. */
 		return fail_at(s, esc,
 			       "'\\u%04X\\u%04X': write characters beyond U+FFFF as UTF-8, not as "
 			       "\\u escapes (the JSON reader decodes some of these pairs wrongly)",
 			       unit, low);
-		s->off = low_esc + 6;
 	} else if (unit >= 0xDC00 && unit <= 0xDFFF) {
 		return fail_at(s, esc, "lone surrogate '\\u%04X' in a string", unit);
 	} else if (unit == 0) {
@@ -427,12 +422,11 @@ static int scan_escape(struct scanner *s, size_t string_start, struct strbuf *de
 	}
 	if (term_escape_unsafe(cp))
 		return fail_unsafe(s, esc, cp);
-	if (decoded)
-		add_utf8(decoded, cp);
+	add_utf8(decoded, cp);
 	return 0;
 }
 
-/* The string starting at s->off; its decoded text goes to decoded (if not NULL). */
+/* The string starting at s->off; its decoded text is appended to decoded. */
 static int scan_string(struct scanner *s, struct strbuf *decoded)
 {
 	size_t start = s->off;
@@ -445,8 +439,7 @@ static int scan_string(struct scanner *s, struct strbuf *decoded)
 		if (c == '"')
 			break;
 		if (c == '\\') {
-			if (decoded)
-				strbuf_add(decoded, s->text + run, i - run);
+			strbuf_add(decoded, s->text + run, i - run);
 			s->off = i;
 			if (scan_escape(s, start, decoded) < 0)
 				return -1;
@@ -465,8 +458,7 @@ static int scan_string(struct scanner *s, struct strbuf *decoded)
 			return fail_unsafe(s, i, cp);
 		i += n;
 	}
-	if (decoded)
-		strbuf_add(decoded, s->text + run, i - run);
+	strbuf_add(decoded, s->text + run, i - run);
 	s->off = i + 1;
 	return 0;
 }
@@ -478,11 +470,43 @@ static size_t skip_digits(const struct scanner *s, size_t i)
 	return i;
 }
 
+/* The value json-c's own reader (json_tokener, 0.16) makes of a number, so
+ * that a config means what it meant to json-c: a number without fraction or
+ * exponent is an int64 (strtoll, so clamped at INT64_MIN), or when positive
+ * and above INT64_MAX a uint64 (strtoull, clamped at UINT64_MAX); any other
+ * is a double that keeps its text for printing. */
+static struct json_object *number_value(const char *text, bool is_double)
+{
+	if (is_double) {
+		/* json-c reads doubles in the "C" locale, whatever the process's. */
+		locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+		if (!c_locale)
+			abort();
+		double d = strtod_l(text, NULL, c_locale);
+		freelocale(c_locale);
+		return must(json_object_new_double_s(d, text));
+	}
+	/* These fail only on text without digits, which the scanner refused. */
+	if (text[0] == '-') {
+		int64_t n;
+		if (json_parse_int64(text, &n) != 0)
+			abort();
+		return must(json_object_new_int64(n));
+	}
+	uint64_t u;
+	if (json_parse_uint64(text, &u) != 0)
+		abort();
+	if (u <= INT64_MAX)
+		return must(json_object_new_int64((int64_t)u));
+	return must(json_object_new_uint64(u));
+}
+
 /* RFC 8259: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */
-static int scan_number(struct scanner *s)
+static int scan_number(struct scanner *s, struct json_object **value)
 {
 	size_t start = s->off;
 	size_t i = start;
+	bool is_double = false;
 	if (s->text[i] == '-') {
 		i++;
 		if (i >= s->len || !is_digit(s->text[i])) {
@@ -499,12 +523,14 @@ static int scan_number(struct scanner *s)
 		i = skip_digits(s, i);
 	}
 	if (i < s->len && s->text[i] == '.') {
+		is_double = true;
 		i++;
 		if (i >= s->len || !is_digit(s->text[i]))
 			return fail_at(s, i, "expected a digit after '.'");
 		i = skip_digits(s, i);
 	}
 	if (i < s->len && (s->text[i] == 'e' || s->text[i] == 'E')) {
+		is_double = true;
 		i++;
 		if (i < s->len && (s->text[i] == '+' || s->text[i] == '-'))
 			i++;
@@ -514,20 +540,26 @@ static int scan_number(struct scanner *s)
 	}
 	if (i < s->len && (is_word_char(s->text[i]) || s->text[i] == '.'))
 		return fail_at(s, i, "unexpected '%c' in a number", s->text[i]);
+	_cleanup_free_ char *text = xstrndup((const char *)s->text + start, i - start);
+	*value = number_value(text, is_double);
 	s->off = i;
 	return 0;
 }
 
-static int scan_word(struct scanner *s)
+static int scan_word(struct scanner *s, struct json_object **value)
 {
 	static const char *const literals[] = {"true", "false", "null"};
 	size_t start = s->off;
 	size_t end = word_end(s, start);
-	for (size_t i = 0; i < ARRAY_SIZE(literals); i++) {
-		if (word_is(s, start, end, literals[i])) {
-			s->off = end;
-			return 0;
-		}
+	if (word_is(s, start, end, "true") || word_is(s, start, end, "false")) {
+		*value = must(json_object_new_boolean(s->text[start] == 't'));
+		s->off = end;
+		return 0;
+	}
+	if (word_is(s, start, end, "null")) {
+		*value = NULL; /* json-c's null */
+		s->off = end;
+		return 0;
 	}
 	if (word_is_nan_or_infinity(s, start, end))
 		return fail_at(s, start, "NaN and Infinity are not JSON numbers");
@@ -540,75 +572,24 @@ static int scan_word(struct scanner *s)
 	return fail_word(s, start, end, "word", "strings need double quotes");
 }
 
-/* Which member of an object has a given key, for objects of any size. */
-struct key_set {
-	size_t *slots; /* entry number + 1; 0 for a free slot */
-	size_t mask;
-	size_t used;
-};
-
-static void key_set_release(struct key_set *set)
+static int scan_string_value(struct scanner *s, struct json_object **value)
 {
-	free(set->slots);
+	strbuf_reset(&s->string);
+	if (scan_string(s, &s->string) < 0)
+		return -1;
+	/* Shorter than the document, which is shorter than INT_MAX. */
+	*value = must(json_object_new_string_len(strbuf_str(&s->string), (int)s->string.len));
+	return 0;
 }
 
-static size_t hash_key(const char *key)
-{
-	uint64_t hash = 0xcbf29ce484222325u; /* FNV-1a */
-	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
-		hash = (hash ^ *p) * 0x100000001b3u;
-	return (size_t)hash;
-}
+static int scan_value(struct scanner *s, struct json_object **value);
 
-/* The slot that holds key, or the free slot where it belongs. */
-static size_t *key_set_slot(const struct key_set *set, const struct position_entry *entries,
-			    const char *key)
+/* A new object or array, with an empty position index as its userdata. */
+static struct json_object *new_container(struct json_object *container)
 {
-	for (size_t i = hash_key(key) & set->mask;; i = (i + 1) & set->mask)
-		if (!set->slots[i] || strcmp(entries[set->slots[i] - 1].key, key) == 0)
-			return &set->slots[i];
-}
-
-/* Keeps at least half of the slots free, so that probing stays short. */
-static void key_set_reserve(struct key_set *set, const struct position_entry *entries)
-{
-	size_t old_size = set->slots ? set->mask + 1 : 0;
-	if (set->slots && set->used + 1 <= old_size / 2)
-		return;
-	if (old_size > SIZE_MAX / 4)
-		abort();
-	size_t size = old_size ? old_size * 2 : 16;
-	_cleanup_free_ size_t *old = steal_ptr(&set->slots);
-	set->slots = xcalloc(size, sizeof(*set->slots));
-	set->mask = size - 1;
-	for (size_t i = 0; i < old_size; i++)
-		if (old[i])
-			*key_set_slot(set, entries, entries[old[i] - 1].key) = old[i];
-}
-
-/* The number of an earlier entry with the same key as entries[n], or SIZE_MAX
- * after remembering entries[n]. */
-static size_t key_set_check(struct key_set *set, const struct position_entry *entries, size_t n)
-{
-	key_set_reserve(set, entries);
-	size_t *slot = key_set_slot(set, entries, entries[n].key);
-	if (*slot)
-		return *slot - 1;
-	*slot = n + 1;
-	set->used++;
-	return SIZE_MAX;
-}
-
-static int scan_value(struct scanner *s);
-
-static struct position_index *scanner_add_index(struct scanner *s, bool is_object)
-{
-	s->indexes =
-	    grow_for_one_more(s->indexes, s->n_indexes, &s->alloc_indexes, sizeof(*s->indexes));
 	struct position_index *index = xcalloc(1, sizeof(*index));
-	index->is_object = is_object;
-	s->indexes[s->n_indexes++] = index;
-	return index;
+	json_object_set_userdata(must(container), index, position_index_delete);
+	return container;
 }
 
 /* Entering the '{' or '[' at s->off. */
@@ -629,7 +610,7 @@ static void leave_container(struct scanner *s, size_t outer_open)
 	s->off++;
 }
 
-static int scan_member(struct scanner *s, struct position_index *index, struct key_set *keys)
+static int scan_member(struct scanner *s, struct json_object *obj, struct position_index *index)
 {
 	size_t key_off = s->off;
 	if (!at(s, '"')) {
@@ -643,22 +624,24 @@ static int scan_member(struct scanner *s, struct position_index *index, struct k
 					 "object keys need double quotes");
 		return fail_unexpected(s, "expected a string key or '}'");
 	}
-	strbuf_reset(&s->key);
-	if (scan_string(s, &s->key) < 0)
+	strbuf_reset(&s->string);
+	if (scan_string(s, &s->string) < 0)
 		return -1;
-
-	struct position_entry *entry = position_index_add(index);
-	entry->key = xstrndup(strbuf_str(&s->key), s->key.len);
-	entry->key_pos = scanner_pos(s, key_off);
-	size_t first = key_set_check(keys, index->entries, index->len - 1);
-	if (first != SIZE_MAX) {
-		struct jsonc_pos first_pos = index->entries[first].key_pos;
+	struct jsonc_pos key_pos = scanner_pos(s, key_off);
+	/* json-c's own table finds an earlier member with this key in constant
+	 * time; only the error message walks the index for its position. */
+	if (json_object_object_get_ex(obj, strbuf_str(&s->string), NULL)) {
+		struct jsonc_pos first_pos =
+		    position_index_find(index, strbuf_str(&s->string))->key_pos;
 		/* The key as written (between its quotes): valid UTF-8 without
 		 * control characters, so it is safe to show on a terminal. */
 		return fail_at(s, key_off, "duplicate key \"%.*s\" (first at %u:%u)",
 			       (int)(s->off - key_off - 2), (const char *)s->text + key_off + 1,
 			       first_pos.line, first_pos.column);
 	}
+	struct position_entry *entry = position_index_add(index);
+	entry->key = xstrndup(strbuf_str(&s->string), s->string.len);
+	entry->key_pos = key_pos;
 
 	if (skip_space(s) < 0)
 		return -1;
@@ -668,16 +651,22 @@ static int scan_member(struct scanner *s, struct position_index *index, struct k
 	if (skip_space(s) < 0)
 		return -1;
 	entry->value_pos = scanner_pos(s, s->off);
-	return scan_value(s);
+	struct json_object *value = NULL;
+	if (scan_value(s, &value) < 0)
+		return -1;
+	/* json-c copies the key; it is new, so json-c need not look it up. */
+	if (json_object_object_add_ex(obj, entry->key, value, JSON_C_OBJECT_ADD_KEY_IS_NEW) < 0)
+		abort();
+	return 0;
 }
 
-static int scan_object(struct scanner *s)
+static int scan_object(struct scanner *s, struct json_object **value)
 {
 	size_t outer_open = s->open_off;
 	if (enter_container(s) < 0)
 		return -1;
-	struct position_index *index = scanner_add_index(s, true);
-	_cleanup_(key_set_release) struct key_set keys = {.slots = NULL};
+	_cleanup_(json_putp) struct json_object *obj = new_container(json_object_new_object());
+	struct position_index *index = json_object_get_userdata(obj);
 	for (;;) {
 		/* Reached after '{' or ',': a '}' here is an empty object or
 		 * the one trailing comma JSONC allows. */
@@ -685,7 +674,7 @@ static int scan_object(struct scanner *s)
 			return -1;
 		if (at(s, '}'))
 			break;
-		if (scan_member(s, index, &keys) < 0)
+		if (scan_member(s, obj, index) < 0)
 			return -1;
 		if (skip_space(s) < 0)
 			return -1;
@@ -696,15 +685,17 @@ static int scan_object(struct scanner *s)
 		s->off++;
 	}
 	leave_container(s, outer_open);
+	*value = steal_ptr(&obj);
 	return 0;
 }
 
-static int scan_array(struct scanner *s)
+static int scan_array(struct scanner *s, struct json_object **value)
 {
 	size_t outer_open = s->open_off;
 	if (enter_container(s) < 0)
 		return -1;
-	struct position_index *index = scanner_add_index(s, false);
+	_cleanup_(json_putp) struct json_object *arr = new_container(json_object_new_array());
+	struct position_index *index = json_object_get_userdata(arr);
 	for (;;) {
 		/* As in scan_object: ']' right after '[' or ','. */
 		if (skip_space(s) < 0)
@@ -714,8 +705,11 @@ static int scan_array(struct scanner *s)
 		if (at(s, ','))
 			return fail_at(s, s->off, "unexpected ','; expected a value or ']'");
 		position_index_add(index)->value_pos = scanner_pos(s, s->off);
-		if (scan_value(s) < 0)
+		struct json_object *element = NULL;
+		if (scan_value(s, &element) < 0)
 			return -1;
+		if (json_object_array_add(arr, element) < 0)
+			abort();
 		if (skip_space(s) < 0)
 			return -1;
 		if (at(s, ']'))
@@ -725,24 +719,26 @@ static int scan_array(struct scanner *s)
 		s->off++;
 	}
 	leave_container(s, outer_open);
+	*value = steal_ptr(&arr);
 	return 0;
 }
 
-static int scan_value(struct scanner *s)
+/* The value at s->off, as a new reference in *value (NULL for null). */
+static int scan_value(struct scanner *s, struct json_object **value)
 {
 	if (s->off >= s->len)
 		return fail_eof(s);
 	unsigned char c = s->text[s->off];
 	switch (c) {
 	case '{':
-		return scan_object(s);
+		return scan_object(s, value);
 	case '[':
-		return scan_array(s);
+		return scan_array(s, value);
 	case '"':
-		return scan_string(s, NULL);
+		return scan_string_value(s, value);
 	case '-':
 	case '0' ... '9':
-		return scan_number(s);
+		return scan_number(s, value);
 	case '\'':
 		return fail_at(s, s->off, "single-quoted strings are not JSON; use double quotes");
 	case '+':
@@ -751,109 +747,27 @@ static int scan_value(struct scanner *s)
 		return fail_at(s, s->off, "numbers need a digit before '.' (write 0.5, not .5)");
 	}
 	if (is_word_char(c))
-		return scan_word(s);
+		return scan_word(s, value);
 	return fail_unexpected(s, "expected a value");
 }
 
-static int scan_document(struct scanner *s)
+static int scan_document(struct scanner *s, struct json_object **value)
 {
 	if (s->len >= 3 && memcmp(s->text, "\xEF\xBB\xBF", 3) == 0)
 		return fail_at(s, 0,
 			       "byte order mark at the start; save the file as UTF-8 without one");
-	if (skip_space(s) < 0 || scan_value(s) < 0 || skip_space(s) < 0)
+	if (skip_space(s) < 0 || scan_value(s, value) < 0 || skip_space(s) < 0)
 		return -1;
 	if (s->off < s->len)
 		return fail_unexpected(s, "unexpected content after the root value");
 	return 0;
 }
 
-static void tokener_freep(struct json_tokener **tok)
-{
-	if (*tok)
-		json_tokener_free(*tok);
-}
-
-static void json_putp(struct json_object **value)
-{
-	json_object_put(*value);
-}
-
-static int build_values(struct scanner *s, struct json_object **value)
-{
-	/* json-c gets a copy with the comments blanked out: json-c 0.16 misses
-	 * the end of a block comment written as "**" followed by "/" and
-	 * silently drops what follows. The NUL at the end tells it that the
-	 * input is complete, so a bare number at the end is not left pending. */
-	_cleanup_free_ char *copy = xmalloc(s->len + 1);
-	memcpy(copy, s->text, s->len);
-	copy[s->len] = '\0';
-	for (size_t i = 0; i < s->n_comments; i++)
-		memset(copy + s->comments[i].start, ' ', s->comments[i].end - s->comments[i].start);
-
-	_cleanup_(tokener_freep) struct json_tokener *tok = json_tokener_new_ex(MAX_DEPTH + 1);
-	if (!tok)
-		abort();
-	json_tokener_set_flags(tok, JSON_TOKENER_VALIDATE_UTF8);
-	*value = json_tokener_parse_ex(tok, copy, (int)(s->len + 1));
-	enum json_tokener_error jerr = json_tokener_get_error(tok);
-	if (jerr != json_tokener_success) {
-		json_object_put(steal_ptr(value));
-		size_t end = json_tokener_get_parse_end(tok);
-		return fail_at(s, end < s->len ? end : s->len, "json-c rejected the document: %s",
-			       json_tokener_error_desc(jerr));
-	}
-	return 0;
-}
-
-static int fail_mismatch(struct scanner *s)
-{
-	return error_set(s->err, ERROR_CONFIG,
-			 "1:1: internal error: json-c read the document differently from the "
-			 "scanner");
-}
-
-/* Hands each index to its json-c object or array, walking json-c's tree in
- * document order, and checks that both saw the same structure. */
-static int attach_positions(struct scanner *s, struct json_object *value, size_t *next,
-			    unsigned depth)
-{
-	enum json_type type = json_object_get_type(value);
-	if (type != json_type_object && type != json_type_array)
-		return 0;
-	if (depth >= MAX_DEPTH || *next >= s->n_indexes)
-		return fail_mismatch(s);
-	bool is_object = type == json_type_object;
-	size_t len =
-	    is_object ? (size_t)json_object_object_length(value) : json_object_array_length(value);
-	struct position_index *index = s->indexes[*next];
-	if (index->is_object != is_object || index->len != len)
-		return fail_mismatch(s);
-	json_object_set_userdata(value, steal_ptr(&s->indexes[*next]), position_index_delete);
-	(*next)++;
-
-	if (!is_object) {
-		for (size_t i = 0; i < len; i++)
-			if (attach_positions(s, json_object_array_get_idx(value, i), next,
-					     depth + 1) < 0)
-				return -1;
-		return 0;
-	}
-	struct json_object_iterator it = json_object_iter_begin(value);
-	struct json_object_iterator end = json_object_iter_end(value);
-	for (size_t i = 0; !json_object_iter_equal(&it, &end); i++, json_object_iter_next(&it)) {
-		if (i >= len || strcmp(json_object_iter_peek_name(&it), index->entries[i].key) != 0)
-			return fail_mismatch(s);
-		if (attach_positions(s, json_object_iter_peek_value(&it), next, depth + 1) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 int jsonc_parse(const char *text, size_t len, struct json_object **root, struct error *err)
 {
 	*root = NULL;
-	/* json-c takes an int length (plus our NUL); the bound also keeps
-	 * every line and column number within an unsigned. */
+	/* json-c sizes strings with an int; the bound also keeps every line
+	 * and column number within an unsigned. */
 	if (len >= INT_MAX)
 		return error_set(err, ERROR_CONFIG, "1:1: document is too large (%zu bytes)", len);
 
@@ -861,20 +775,12 @@ int jsonc_parse(const char *text, size_t len, struct json_object **root, struct 
 	    .text = (const unsigned char *)text,
 	    .len = len,
 	    .err = err,
-	    .key = STRBUF_INIT,
+	    .string = STRBUF_INIT,
 	    .cursor = {.line = 1, .column = 1},
 	};
-	if (scan_document(&s) < 0)
-		return -1;
-
 	_cleanup_(json_putp) struct json_object *value = NULL;
-	if (build_values(&s, &value) < 0)
+	if (scan_document(&s, &value) < 0)
 		return -1;
-	size_t next = 0;
-	if (attach_positions(&s, value, &next, 0) < 0)
-		return -1;
-	if (next != s.n_indexes)
-		return fail_mismatch(&s);
 	*root = steal_ptr(&value);
 	return 0;
 }
@@ -894,16 +800,14 @@ bool jsonc_member_pos(struct json_object *obj, const char *key, struct jsonc_pos
 	const struct position_index *index = index_of(obj, json_type_object);
 	if (!index || !key)
 		return false;
-	for (size_t i = 0; i < index->len; i++) {
-		if (strcmp(index->entries[i].key, key) == 0) {
-			if (key_pos)
-				*key_pos = index->entries[i].key_pos;
-			if (value_pos)
-				*value_pos = index->entries[i].value_pos;
-			return true;
-		}
-	}
-	return false;
+	const struct position_entry *entry = position_index_find(index, key);
+	if (!entry)
+		return false;
+	if (key_pos)
+		*key_pos = entry->key_pos;
+	if (value_pos)
+		*value_pos = entry->value_pos;
+	return true;
 }
 
 bool jsonc_element_pos(struct json_object *arr, size_t index, struct jsonc_pos *pos)

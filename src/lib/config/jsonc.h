@@ -1,5 +1,5 @@
-/* JSONC documents (JSON plus comments and trailing commas). json-c builds the
- * values; a strict scanner first checks the text and records where every
+/* JSONC documents (JSON plus comments and trailing commas). One strict
+ * scanner reads the text once, builds json-c values and records where every
  * member and element starts, so that config errors can name line and column.
  * Duplicate keys, single quotes, NaN/Infinity, leading zeros and raw control
  * characters in strings are errors here even though json-c tolerates them;

@@ -25,6 +25,11 @@ char *git_repo_read_path_file(const char *file, const char *prefix, const char *
 			return NULL;
 		value += n;
 	}
+	return git_repo_pointer_target(value, base);
+}
+
+char *git_repo_pointer_target(const char *value, const char *base)
+{
 	if (!*value)
 		return NULL;
 	_cleanup_free_ char *joined =

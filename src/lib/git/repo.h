@@ -22,3 +22,7 @@ void git_repo_release(struct git_repo *r);
  * returns its path, resolved, taken relative to base when it is relative;
  * NULL when it cannot be read, lacks the prefix or leads nowhere. */
 char *git_repo_read_path_file(const char *file, const char *prefix, const char *base);
+
+/* The path a gitfile or commondir value names, relative to base unless
+ * absolute, resolved; NULL when empty or when it leads nowhere. */
+char *git_repo_pointer_target(const char *value, const char *base);

@@ -87,7 +87,7 @@ void net_policy_build(const struct network_config *cfg, struct net_policy *p)
 	}
 	p->localhost = xcalloc(cfg->localhost.len + 1, sizeof(*p->localhost));
 	for (size_t i = 0; i < cfg->localhost.len; i++)
-		p->localhost[i] = (uint16_t)atoi(cfg->localhost.items[i].name);
+		p->localhost[i] = cfg->localhost.items[i].port;
 	qsort(p->localhost, cfg->localhost.len, sizeof(*p->localhost), compare_port);
 	for (size_t i = 0; i < cfg->localhost.len; i++)
 		if (p->localhost_len == 0 || p->localhost[p->localhost_len - 1] != p->localhost[i])

@@ -19,6 +19,7 @@
 
 #include "audit/writer.h"
 #include "base/cleanup.h"
+#include "base/dirs.h"
 #include "policy/env.h"
 #include "inside/inside.h"
 #include "base/io.h"
@@ -101,7 +102,7 @@ int trust_identify(struct trust_check *tc, const char *file, const char *text, s
 
 char *trust_store_dir(char *const *envp, const char *home)
 {
-	_cleanup_free_ char *dir = audit_dir(envp, home);
+	_cleanup_free_ char *dir = dirs_state(envp, home);
 	return dir ? xasprintf("%s/trusted", dir) : NULL;
 }
 

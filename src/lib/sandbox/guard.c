@@ -892,15 +892,7 @@ static char *read_pointer_file(const char *file, const char *prefix, const char 
 	for (size_t i = 0; i < len; i++)
 		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
 			return NULL;
-	const char *value = text + skip;
-	if (!*value)
-		return NULL;
-	_cleanup_free_ char *target =
-	    value[0] == '/' ? xstrdup(value) : xasprintf("%s/%s", base, value);
-	char *resolved = NULL;
-	if (path_resolve(target, &resolved, NULL, NULL) < 0)
-		return NULL;
-	return resolved;
+	return git_repo_pointer_target(text + skip, base);
 }
 
 /* True when a host git run where this .git is would read no configuration

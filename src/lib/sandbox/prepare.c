@@ -4,10 +4,12 @@
 #include "sandbox/prepare.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "audit/writer.h"
 #include "base/cleanup.h"
 #include "base/output.h"
+#include "base/strbuf.h"
 #include "inside/inside.h"
 #include "policy/agent_state.h"
 #include "policy/preset.h"
@@ -17,6 +19,10 @@ int sandbox_prepare_host(const struct sandbox_spec *s, struct error *err)
 {
 	if (inside_sandbox())
 		return 0;
+	/* The state directory is hidden inside by a mount over it, which
+	 * needs it to exist when the plan is made. */
+	struct stat st;
+	bool state_was_missing = s->audit_dir && stat(s->audit_dir, &st) < 0;
 	if (s->audit) {
 		struct audit probe;
 		int r = audit_open(&probe, s->audit_dir, err);
@@ -30,7 +36,7 @@ int sandbox_prepare_host(const struct sandbox_spec *s, struct error *err)
 		return -1;
 	}
 	if (!s->agent_dirs_missing)
-		return 0;
+		return state_was_missing;
 	_cleanup_error_ struct error derr = ERROR_INIT;
 	int made = agent_state_make_sourced_dirs(s->home, s->claude_config_dir, &derr);
 	if (made < 0)
@@ -39,7 +45,7 @@ int sandbox_prepare_host(const struct sandbox_spec *s, struct error *err)
 		output_debug("agents: made %d empty director%s for shell snapshots and hook env "
 			     "files, to be mounted read-only",
 			     made, made == 1 ? "y" : "ies");
-	return made > 0;
+	return made > 0 || state_was_missing;
 }
 
 int sandbox_withdraw_stale_trust(struct sandbox_spec *s, struct error *err)
@@ -47,7 +53,15 @@ int sandbox_withdraw_stale_trust(struct sandbox_spec *s, struct error *err)
 	if (inside_sandbox())
 		return 0;
 	_cleanup_free_ char *store = trust_store_dir(s->envp, s->home);
-	return store ? trust_withdraw(&s->trust, store, err) : 0;
+	if (!store || trust_withdraw(&s->trust, store, err) < 0)
+		return store ? -1 : 0;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	trust_describe_withdrawal(&s->trust, &sb);
+	while (sb.len && sb.buf[sb.len - 1] == '\n')
+		strbuf_setlen(&sb, sb.len - 1);
+	if (sb.len)
+		output_debug("%s", sb.buf);
+	return 0;
 }
 
 void sandbox_seed_agents(const struct sandbox_spec *s)

@@ -9,7 +9,8 @@
  * when the log is off) exists, so that it can be hidden inside; the
  * directories agent sessions source from exist, so that they are mounted
  * read-only. Returns 1 when it made something the plan must see (plan
- * again), 0 when not, -1 with err set. */
+ * again: once, on the first run that needs them), 0 when not, -1 with err
+ * set. */
 int sandbox_prepare_host(const struct sandbox_spec *s, struct error *err);
 
 /* Removes an approval the trust rule found stale (the file changed, was

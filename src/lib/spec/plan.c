@@ -6,13 +6,13 @@
 #include "spec/spec.h"
 
 #include <errno.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/dirs.h"
 #include "base/output.h"
 #include "spec/debug.h"
 #include "policy/agent_state.h"
@@ -50,27 +50,6 @@ static int resolve_cwd(const struct sandbox_request *req, char **out, struct err
 		return error_set(err, ERROR_USAGE, "flag --cwd %s: not a directory", req->cwd);
 	}
 	return 0;
-}
-
-static char *find_home(char *const *envp)
-{
-	const char *home = env_get(envp, "HOME");
-	if (home && home[0] == '/')
-		return xstrdup(home);
-	struct passwd *pw = getpwuid(geteuid());
-	if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
-		return xstrdup(pw->pw_dir);
-	return NULL;
-}
-
-static char *find_global_dir(char *const *envp, const char *home)
-{
-	const char *xdg = env_get(envp, "XDG_CONFIG_HOME");
-	if (xdg && xdg[0] == '/')
-		return xasprintf("%s/agent-sandbox", xdg);
-	if (home)
-		return xasprintf("%s/.config/agent-sandbox", home);
-	return NULL;
 }
 
 /* `base` receives the layers below the project config (defaults and the
@@ -384,8 +363,8 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 		return -1;
 	s->cwd_given = req->cwd != NULL;
 	output_debug("cwd: %s%s", s->cwd, req->cwd ? " (from --cwd)" : "");
-	s->home = find_home(envp);
-	s->global_dir = find_global_dir(envp, s->home);
+	s->home = dirs_home(envp);
+	s->global_dir = dirs_config(envp, s->home);
 
 	_cleanup_config_ struct config base;
 	config_init(&base);
@@ -426,7 +405,7 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	/* The audit log is the host's record of what the sandbox did: it is
 	 * hidden inside whether or not a run writes to it (build_rules).
 	 * Inside a sandbox the outer agent-sandbox records the run. */
-	s->audit_dir = audit_dir(envp, s->home);
+	s->audit_dir = dirs_state(envp, s->home);
 	s->audit = s->cfg.audit.value && s->audit_dir && !inside_sandbox();
 	/* The scan runs before the rules: @git protects the repositories it
 	 * finds. */

@@ -1,0 +1,18 @@
+/* Where agent-sandbox keeps things on the host, decided here and nowhere
+ * else: the home directory, the config directory (global config) and the
+ * state directory (audit log, trust store, quarantine). The runtime
+ * directory, which needs checks before use, is sandbox/rundir.c's. All
+ * from the environment passed in, never from environ. */
+#pragma once
+
+/* HOME when it is absolute, else the user's entry in the password
+ * database; NULL when neither says. */
+char *dirs_home(char *const *envp);
+
+/* $XDG_CONFIG_HOME/agent-sandbox, else HOME/.config/agent-sandbox; NULL
+ * when neither is known. */
+char *dirs_config(char *const *envp, const char *home);
+
+/* $XDG_STATE_HOME/agent-sandbox, else HOME/.local/state/agent-sandbox;
+ * NULL when neither is known. Hidden inside every sandbox. */
+char *dirs_state(char *const *envp, const char *home);
