@@ -498,4 +498,42 @@ test_project_rule_exposing_a_hidden_host_socket_loosens()
 	done
 }
 
+# The side without the project config has the global config's presets: one
+# the global config removed and the project config adds back loosens like
+# a rule of the project's own.
+test_preset_the_global_config_removed_is_refused_when_the_project_adds_it_back()
+{
+	mkdir -p "$HOME/.config/agent-sandbox" "$HOME/.cache"
+	printf '{"filesystem": {"presets": ["!@caches"]}}\n' >"$HOME/.config/agent-sandbox/config.json"
+	sbx sh -c 'touch "$HOME/.cache/x"'
+	[ "$rc" -ne 0 ] || fail "~/.cache was writable without @caches"
+	expect_no_file "$HOME/.cache/x"
+	printf '{"filesystem": {"presets": ["@caches"]}}\n' >$P
+	sbx sh -c 'touch "$HOME/.cache/x"'
+	expect_status 2
+	expect_err_contains "$P:1:29: \"@caches\" adds rules that make $HOME/.cache writable (it was read-only, by @base)"
+	expect_no_file "$HOME/.cache/x"
+	approve_config
+	sbx sh -c 'touch "$HOME/.cache/x"'
+	expect_status 0
+	expect_file "$HOME/.cache/x"
+}
+
+# The command line is on both sides: a project setting that gives no more
+# than the flags already do loosens nothing in that run, and the same file
+# is refused in a run without them.
+test_project_setting_the_command_line_already_gives_needs_no_approval()
+{
+	printf '{"network": true, "env": {"allow": ["GITHUB_TOKEN"]}}\n' >$P
+	sbx --network=true --env GITHUB_TOKEN true
+	expect_status 0
+	sbx --env GITHUB_TOKEN true
+	expect_status 2
+	expect_err_contains "$P:1:13: \"network\": true"
+	expect_err_lacks "GITHUB_TOKEN"
+	sbx --network=true true
+	expect_status 2
+	expect_err_contains "\"env.allow\": \"GITHUB_TOKEN\" passes a variable"
+}
+
 run_tests

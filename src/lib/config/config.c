@@ -159,7 +159,8 @@ static int load_presets(struct loader *ld, struct json_object *fs)
 			    "remove one)",
 			    name, known.buf);
 		}
-		strv_push(&ld->cfg->presets, name);
+		_cleanup_free_ char *origin = origin_at(ld, pos);
+		config_list_add(&ld->cfg->presets, &ld->cfg->origins.presets, name, origin);
 		strbuf_addf(&ld->summary, " %s", name);
 	}
 	return 0;
@@ -376,7 +377,7 @@ static int load_network(struct loader *ld, struct json_object *root)
 /* Name patterns for secrets and env: each must be a valid single-name glob,
  * optionally prefixed with "!" to remove an earlier one. */
 static int load_name_patterns(struct loader *ld, struct json_object *obj, const char *section,
-			      const char *key, struct strv *dest)
+			      const char *key, struct strv *dest, struct strv *origins)
 {
 	struct json_object *array;
 	if (load_string_array(ld, obj, key, "name patterns", &array) < 0)
@@ -389,7 +390,8 @@ static int load_name_patterns(struct loader *ld, struct json_object *obj, const 
 		_cleanup_error_ struct error perr = ERROR_INIT;
 		if (pattern_validate_name(text[0] == '!' ? text + 1 : text, &perr) < 0)
 			return fail_at(ld, pos, "in \"%s.%s\": %s", section, key, perr.msg);
-		strv_push(dest, text);
+		_cleanup_free_ char *origin = origin_at(ld, pos);
+		config_list_add(dest, origins, text, origin);
 	}
 	strbuf_addf(&ld->summary, ", %s.%s %zu", section, key, n);
 	return 0;
@@ -423,11 +425,14 @@ static int load_secrets(struct loader *ld, struct json_object *root)
 		jsonc_member_pos(sec, key, &kp, NULL);
 		int r;
 		if (!strcmp(key, "patterns"))
-			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_patterns);
+			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_patterns,
+					       &ld->cfg->origins.secret_patterns);
 		else if (!strcmp(key, "allow"))
-			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_allow);
+			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_allow,
+					       &ld->cfg->origins.secret_allow);
 		else if (!strcmp(key, "skip"))
-			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_skip);
+			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_skip,
+					       &ld->cfg->origins.secret_skip);
 		else
 			r = unknown_key(ld, kp, key, " in \"secrets\"", keys, ARRAY_SIZE(keys));
 		if (r < 0)
@@ -468,7 +473,9 @@ static int load_env_set(struct loader *ld, struct json_object *env)
 		if ((size_t)json_object_get_string_len(value) != strlen(text))
 			return fail_at(ld, vp, "in \"env.set\": \"%s\" contains a NUL character",
 				       name);
-		strv_pushf(&ld->cfg->env_set, "%s=%s", name, text);
+		_cleanup_free_ char *entry = xasprintf("%s=%s", name, text);
+		_cleanup_free_ char *origin = origin_at(ld, kp);
+		config_list_add(&ld->cfg->env_set, &ld->cfg->origins.env_set, entry, origin);
 		n++;
 	}
 	strbuf_addf(&ld->summary, ", env.set %zu", n);
@@ -491,9 +498,11 @@ static int load_env(struct loader *ld, struct json_object *root)
 		if (!strcmp(key, "filter-secrets"))
 			r = load_bool(ld, env, key, &ld->cfg->env_filter_secrets);
 		else if (!strcmp(key, "allow"))
-			r = load_name_patterns(ld, env, "env", key, &ld->cfg->env_allow);
+			r = load_name_patterns(ld, env, "env", key, &ld->cfg->env_allow,
+					       &ld->cfg->origins.env_allow);
 		else if (!strcmp(key, "block"))
-			r = load_name_patterns(ld, env, "env", key, &ld->cfg->env_block);
+			r = load_name_patterns(ld, env, "env", key, &ld->cfg->env_block,
+					       &ld->cfg->origins.env_block);
 		else if (!strcmp(key, "set"))
 			r = load_env_set(ld, env);
 		else
@@ -664,6 +673,12 @@ int config_find(const char *dir, const char *stem, char **found, struct error *e
 	return 0;
 }
 
+void config_list_add(struct strv *list, struct strv *origins, const char *value, const char *origin)
+{
+	strv_push(list, value);
+	strv_push(origins, origin);
+}
+
 void config_set(struct config_setting *setting, bool value, enum layer layer, const char *origin)
 {
 	free(setting->origin);
@@ -733,6 +748,7 @@ void config_init(struct config *cfg)
 	    .env_allow = STRV_INIT,
 	    .env_block = STRV_INIT,
 	    .env_set = STRV_INIT,
+	    /* .origins: every list empty, as the zero value is. */
 	};
 	config_set(&cfg->env_filter_secrets, true, LAYER_BUILTIN, "default");
 	config_set(&cfg->audit, true, LAYER_BUILTIN, "default");
@@ -760,6 +776,14 @@ void config_release(struct config *cfg)
 	strv_release(&cfg->env_allow);
 	strv_release(&cfg->env_block);
 	strv_release(&cfg->env_set);
+	struct config_origins *o = &cfg->origins;
+	strv_release(&o->presets);
+	strv_release(&o->secret_patterns);
+	strv_release(&o->secret_allow);
+	strv_release(&o->secret_skip);
+	strv_release(&o->env_allow);
+	strv_release(&o->env_block);
+	strv_release(&o->env_set);
 	free(cfg->env_filter_secrets.origin);
 	free(cfg->audit.origin);
 	cfg->env_filter_secrets.origin = cfg->audit.origin = NULL;

@@ -52,6 +52,15 @@ struct config_setting {
 	char *origin;	  /* "<file>:L:C", "--docker", or "default" */
 };
 
+/* Where each entry of the plain lists came from, index for index:
+ * "<file>:L:C" for a config file, the flag for the command line. The trust
+ * rule names the project config's entries by it. */
+struct config_origins {
+	struct strv presets;
+	struct strv secret_patterns, secret_allow, secret_skip;
+	struct strv env_allow, env_block, env_set;
+};
+
 struct config {
 	struct rule_list rules; /* ro/rw/exclude from global, project and CLI */
 	struct strv presets;	/* "@x" and "!@x" operations in layer order */
@@ -69,6 +78,7 @@ struct config {
 	struct strv notes;	       /* what each layer contributed, for --debug */
 	struct command_table commands; /* merged by key; default {"git": "@git"} */
 	struct network_config network;
+	struct config_origins origins; /* of presets, secret_* and env_* */
 };
 
 void config_init(struct config *cfg);
@@ -93,6 +103,11 @@ int config_load_file(struct config *cfg, const char *path, enum layer layer, str
 /* Loads a layer from text already in memory; `name` is used in messages. */
 int config_load_text(struct config *cfg, const char *name, const char *text, size_t len,
 		     enum layer layer, struct error *err);
+
+/* Appends value to one of the plain lists and origin to its origins: every
+ * entry of those lists is added through here, so that the two stay aligned. */
+void config_list_add(struct strv *list, struct strv *origins, const char *value,
+		     const char *origin);
 
 void config_set(struct config_setting *setting, bool value, enum layer layer, const char *origin);
 

@@ -54,25 +54,29 @@ struct trust_check {
 	bool withdrawn;		/* this run removed that approval from the store */
 };
 
-struct trust_input {
-	const struct config *base; /* defaults and global config, without the project */
-	const char *file;	   /* absolute, as config_load_text named it */
-	const char *text;
-	size_t len;
-	int fd; /* the open file the text was read from */
-	const char *cwd;
-	const char *home;
+/* Starts tc for the config `file`: the digest of the text that loaded, its
+ * key in the store and the identity of the open file fd it was read from. */
+int trust_identify(struct trust_check *tc, const char *file, const char *text, size_t len, int fd,
+		   struct error *err);
+
+/* One side of the comparison: what a run would get, planned by the same
+ * functions on both sides (spec/plan.c) so that neither has a setting or a
+ * rule the other lacks. */
+struct trust_side {
+	const struct config *cfg;    /* every layer merged: settings, lists, commands */
+	const struct policy *policy; /* the access table; NULL when it was refused */
 };
 
-/* Reads what the file says, setting by setting, and records each one that
- * loosens base. The text must already have loaded without errors. */
-int trust_assess(const struct trust_input *in, struct trust_check *tc, struct error *err);
-
-/* Adds the filesystem loosenings that only the resolved policies show: a
- * project rule that gives a path more access than it had (a symlink out of
- * the project, "rw" over a protected path, "ro" over an excluded one). */
-void trust_add_policy_loosenings(struct trust_check *tc, const struct policy *base,
-				 const struct policy *merged);
+/* Records in tc every entry of the project config (tc->file) that makes
+ * `after` (with it) show more than `before` (without it), each on its
+ * exposure order: paths private < hidden < ro < rw; network none <
+ * filtered < host, and more hosts, ports or pinned names; commands by how
+ * much the wrapper restrains; the environment and secret files filtered <
+ * passed; read-only and audit on < off; docker off < on. Each line starts
+ * with the entry's "<file>:L:C". cwd and home expand "rw" rules, which
+ * loosen outside the project even where nothing exists yet. */
+void trust_compare(struct trust_check *tc, const struct trust_side *before,
+		   const struct trust_side *after, const char *cwd, const char *home);
 
 /* Sets tc->state from the findings and the trust store in store_dir, and
  * tc->stale when the store holds an approval for this directory's config

@@ -93,16 +93,7 @@ static int load_layers(struct sandbox_spec *s, const struct sandbox_request *req
 		if (config_read_file_fd(project, &fd, &text, &len, err) < 0 ||
 		    config_load_text(&s->cfg, project, text, len, LAYER_PROJECT, err) < 0)
 			return -1;
-		struct trust_input in = {
-		    .base = base,
-		    .file = project,
-		    .text = text,
-		    .len = len,
-		    .fd = fd,
-		    .cwd = s->cwd,
-		    .home = s->home,
-		};
-		if (trust_assess(&in, &s->trust, err) < 0)
+		if (trust_identify(&s->trust, project, text, len, fd, err) < 0)
 			return -1;
 	}
 	if (!project)
@@ -112,9 +103,24 @@ static int load_layers(struct sandbox_spec *s, const struct sandbox_request *req
 	return 0;
 }
 
-/* The request's own settings: the topmost layer. */
+static void add_request_list(struct strv *list, struct strv *origins, const struct strv *from,
+			     const char *flag)
+{
+	for (size_t i = 0; from && i < from->len; i++)
+		config_list_add(list, origins, from->items[i], flag);
+}
+
+/* The request's own settings: the topmost layer. The trust rule's side
+ * without the project config gets them too (compare_without_project):
+ * what the command line decides, it decides on both sides. --env and
+ * --env-block join the configured lists; --env NAME=VALUE comes after
+ * env.set, so the command line wins. */
 static void apply_request(struct config *cfg, const struct sandbox_request *req)
 {
+	struct config_origins *o = &cfg->origins;
+	add_request_list(&cfg->env_allow, &o->env_allow, req->env_allow, "--env");
+	add_request_list(&cfg->env_block, &o->env_block, req->env_block, "--env-block");
+	add_request_list(&cfg->env_set, &o->env_set, req->env_set, "--env");
 	for (size_t i = 0; req->rules && i < req->rules->len; i++) {
 		const struct rule *r = &req->rules->items[i];
 		rule_list_add(&cfg->rules, r->pattern, r->level, LAYER_CLI, r->origin);
@@ -142,18 +148,11 @@ static void apply_request(struct config *cfg, const struct sandbox_request *req)
 	}
 }
 
-/* --env and --env-block join the configured lists; --env NAME=VALUE is
- * applied after env.set, so the command line wins. */
-static void build_environment(struct sandbox_spec *s, const struct sandbox_request *req,
-			      char *const *envp)
+/* The command's environment, from the merged lists (apply_request added
+ * the request's own). */
+static void build_environment(struct sandbox_spec *s, char *const *envp)
 {
 	struct config *cfg = &s->cfg;
-	if (req->env_allow)
-		strv_extend(&cfg->env_allow, req->env_allow);
-	if (req->env_block)
-		strv_extend(&cfg->env_block, req->env_block);
-	if (req->env_set)
-		strv_extend(&cfg->env_set, req->env_set);
 	struct env_rules rules = {
 	    .filter_secrets = cfg->env_filter_secrets.value,
 	    .allow = &cfg->env_allow,
@@ -252,6 +251,21 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 	secrets_add_rules(&s->secrets, rules);
 }
 
+/* The access table a run of cfg gets: the real one and the trust rule's
+ * side without the project config both come from here. */
+static int resolve_policy(const struct sandbox_spec *s, const struct config *cfg, char *const *envp,
+			  struct rule_list *rules, struct policy *policy, struct error *err)
+{
+	build_rules(s, cfg, envp, rules);
+	struct policy_input in = {
+	    .rules = rules,
+	    .cwd = s->cwd,
+	    .home = s->home,
+	    .read_only = cfg->read_only.value,
+	};
+	return policy_resolve(&in, policy, err);
+}
+
 static const char *setting_origin(const struct config_setting *s)
 {
 	return s->layer == LAYER_BUILTIN ? "default" : s->origin;
@@ -283,33 +297,28 @@ static const char *network_origin(const struct network_config *n)
 	return n->layer == LAYER_BUILTIN ? "default" : n->origin;
 }
 
-/* The policy this run would have without the project config, compared
- * entry by entry with the real one: that is where a symlink out of the
- * project, "rw" over a protected path, "ro" over a hidden one or a host
- * path shown in the private /tmp shows. The secret files are the ones the
- * real run masks: what the project config unmasks is judged on its text. */
-static void add_policy_loosenings(struct sandbox_spec *s, const struct sandbox_request *req,
-				  struct config *base, char *const *envp)
+/* What the project config loosens: the run planned without it (the layers
+ * below it and the request's own, through the same functions as the real
+ * plan) against the real one. Planning the side without it skips only the
+ * secret scan, which walks the tree: both sides mask the files the real
+ * scan found, and what the project config changes in the scan's settings
+ * is compared setting by setting (trust_compare). */
+static void compare_without_project(struct sandbox_spec *s, const struct sandbox_request *req,
+				    struct config *base, char *const *envp)
 {
 	apply_request(base, req);
 	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
-	build_rules(s, base, envp, &rules);
-	struct policy_input in = {
-	    .rules = &rules,
-	    .cwd = s->cwd,
-	    .home = s->home,
-	    .read_only = base->read_only.value,
-	};
 	_cleanup_policy_ struct policy before = {0};
 	_cleanup_error_ struct error perr = ERROR_INIT;
-	if (policy_resolve(&in, &before, &perr) < 0) {
+	bool refused = resolve_policy(s, base, envp, &rules, &before, &perr) < 0;
+	if (refused)
 		strv_pushf(&s->trust.loosenings,
 			   "%s: without this file the policy is refused (%s), with it the run "
 			   "starts",
 			   s->trust.file, perr.msg);
-		return;
-	}
-	trust_add_policy_loosenings(&s->trust, &before, &s->policy);
+	const struct trust_side without = {.cfg = base, .policy = refused ? NULL : &before};
+	const struct trust_side with = {.cfg = &s->cfg, .policy = &s->policy};
+	trust_compare(&s->trust, &without, &with, s->cwd, s->home);
 }
 
 /* Whether the project config may apply, and what it loosens. A run of a
@@ -326,7 +335,7 @@ static void check_trust(struct sandbox_spec *s, const struct sandbox_request *re
 			trust_find_gone(&s->trust, s->cwd, store);
 	} else {
 		if (!inside)
-			add_policy_loosenings(s, req, base, envp);
+			compare_without_project(s, req, base, envp);
 		trust_decide(&s->trust, store, inside);
 	}
 	if (!output_debug_enabled())
@@ -370,7 +379,7 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 		     s->cfg.docker.value ? "exposed" : "hidden", setting_origin(&s->cfg.docker),
 		     s->cfg.read_only.value ? "yes" : "no", setting_origin(&s->cfg.read_only));
 
-	build_environment(s, req, envp);
+	build_environment(s, envp);
 
 	s->presets = preset_select(&s->cfg.presets);
 	_cleanup_strbuf_ struct strbuf names = STRBUF_INIT;
@@ -404,15 +413,7 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 		return -1;
 	debug_secrets(&s->secrets);
 	check_agent_dirs(s);
-	build_rules(s, &s->cfg, envp, &s->rules);
-
-	struct policy_input in = {
-	    .rules = &s->rules,
-	    .cwd = s->cwd,
-	    .home = s->home,
-	    .read_only = s->cfg.read_only.value,
-	};
-	if (policy_resolve(&in, &s->policy, err) < 0)
+	if (resolve_policy(s, &s->cfg, envp, &s->rules, &s->policy, err) < 0)
 		return -1;
 	debug_policy_notes(&s->policy);
 	check_trust(s, req, &base, envp);
