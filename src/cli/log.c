@@ -8,12 +8,9 @@
 
 int verb_log(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err)
 {
-	_cleanup_free_ char *home = dirs_home(envp);
-	_cleanup_free_ char *dir = dirs_state(envp, home);
-	if (!dir)
-		return error_set(err, ERROR_SETUP,
-				 "cannot locate the audit log: neither XDG_STATE_HOME nor HOME is "
-				 "set");
+	_cleanup_free_ char *dir = NULL;
+	if (dirs_state_required(envp, &dir, err) < 0)
+		return error_prefix(err, "log");
 	struct audit_log_query q = {
 	    .json = cli->log_json, .blocked = cli->log_blocked, .limit = cli->log_limit};
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;

@@ -5,6 +5,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include "base/cleanup.h"
 #include "base/xalloc.h"
 #include "policy/env.h"
 
@@ -37,4 +38,15 @@ char *dirs_config(char *const *envp, const char *home)
 char *dirs_state(char *const *envp, const char *home)
 {
 	return xdg_dir(envp, "XDG_STATE_HOME", home, ".local/state");
+}
+
+int dirs_state_required(char *const *envp, char **out, struct error *err)
+{
+	_cleanup_free_ char *home = dirs_home(envp);
+	*out = dirs_state(envp, home);
+	if (*out)
+		return 0;
+	return error_set(err, ERROR_SETUP,
+			 "cannot locate the state directory: neither XDG_STATE_HOME nor HOME is "
+			 "set, and the user has no home directory");
 }

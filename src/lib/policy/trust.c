@@ -474,12 +474,10 @@ int trust_approve(const char *arg, char *const *envp, struct trust_approval *out
 	if (config_load_text(&cfg, file, text, len, LAYER_PROJECT, err) < 0)
 		return -1;
 
-	const char *home = env_get(envp, "HOME");
-	_cleanup_free_ char *store = trust_store_dir(envp, home && home[0] == '/' ? home : NULL);
-	if (!store)
-		return error_set(err, ERROR_SETUP,
-				 "trust: cannot locate the trust store: neither XDG_STATE_HOME nor "
-				 "HOME is set");
+	_cleanup_free_ char *state = NULL;
+	if (dirs_state_required(envp, &state, err) < 0)
+		return error_prefix(err, "trust");
+	_cleanup_free_ char *store = xasprintf("%s/trusted", state);
 	_cleanup_free_ char *key = NULL;
 	if (key_for(file, &key, err) < 0)
 		return -1;
