@@ -1,6 +1,7 @@
 /* Blocking I/O helpers. */
 #include "base/io.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -76,4 +77,20 @@ int read_fd(int fd, size_t max, char **out, size_t *len)
 	*out = steal_ptr(&buf);
 	*len = used;
 	return 0;
+}
+
+void io_each_entry(const char *dir, void (*fn)(const char *path, const char *name, void *data),
+		   void *data)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, de->d_name);
+		fn(path, de->d_name, data);
+	}
+	closedir(d);
 }

@@ -15,3 +15,8 @@ int read_file(const char *path, size_t max, char **out, size_t *len);
 
 /* The same for a file already open, read from its current offset. */
 int read_fd(int fd, size_t max, char **out, size_t *len);
+
+/* Calls fn with each entry of dir but "." and ".." (in directory order),
+ * as dir/name and name; a directory that cannot be opened has none. */
+void io_each_entry(const char *dir, void (*fn)(const char *path, const char *name, void *data),
+		   void *data);

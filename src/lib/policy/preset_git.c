@@ -5,7 +5,6 @@
  * git directories and config files, and never changes them. */
 #include "policy/preset_git.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,23 +356,6 @@ static void protect_config_targets(struct layout *l, const char *git_dir, const 
 
 static void protect_repo(struct layout *l, const char *git_dir, const char *work_tree);
 
-/* Calls fn with each entry of dir but "." and ".." (in directory order). */
-static void each_entry(const char *dir, void (*fn)(const char *path, const char *name, void *data),
-		       void *data)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		_cleanup_free_ char *path = xasprintf("%s/%s", dir, de->d_name);
-		fn(path, de->d_name, data);
-	}
-	closedir(d);
-}
-
 /* Where a worktree's admin directory says its work tree is: its gitdir file
  * names the worktree's .git file. */
 static char *linked_work_tree(const char *admin)
@@ -413,14 +395,14 @@ static void protect_module(const char *path, const char *name, void *data)
 	} else if (w->depth < MODULE_DEPTH_MAX) {
 		pin(w->layout, path);
 		struct modules_walk deeper = {.layout = w->layout, .depth = w->depth + 1};
-		each_entry(path, protect_module, &deeper);
+		io_each_entry(path, protect_module, &deeper);
 	}
 }
 
 static void protect_modules(struct layout *l, const char *dir)
 {
 	struct modules_walk w = {.layout = l};
-	each_entry(dir, protect_module, &w);
+	io_each_entry(dir, protect_module, &w);
 }
 
 /* git rewrites a submodule's config (core.worktree) by renaming a new file
@@ -464,7 +446,7 @@ static void protect_common(struct layout *l, const char *common)
 	_cleanup_free_ char *objects = xasprintf("%s/objects", common);
 	pin(l, objects);
 	_cleanup_free_ char *worktrees = xasprintf("%s/worktrees", common);
-	each_entry(worktrees, protect_worktree, l);
+	io_each_entry(worktrees, protect_worktree, l);
 	_cleanup_free_ char *modules = xasprintf("%s/modules", common);
 	protect_modules(l, modules);
 }
@@ -539,7 +521,7 @@ static void protect_other_branch(const char *path, const char *entry, void *data
 		_cleanup_free_ char *sub = xasprintf("%s/", name);
 		struct branches_walk deeper = {w->out, sub, w->current, w->depth + 1};
 		if (deeper.depth <= 16)
-			each_entry(path, protect_other_branch, &deeper);
+			io_each_entry(path, protect_other_branch, &deeper);
 	} else if (!w->current || strcmp(name, w->current) != 0) {
 		add_literal(w->out, path, ACCESS_RO, "@git-strict");
 	}
@@ -563,7 +545,7 @@ static void expand_strict(const struct git_repo *g, struct rule_list *out)
 			current = head + 16;
 	}
 	struct branches_walk w = {.out = out, .prefix = "", .current = current};
-	each_entry(heads, protect_other_branch, &w);
+	io_each_entry(heads, protect_other_branch, &w);
 }
 
 void preset_git_expand(bool strict, const struct preset_context *ctx, struct rule_list *out)

@@ -172,21 +172,25 @@ static void guard_target_drop_last(struct guard_plan *plan)
 	free(t->content);
 }
 
+struct match_list {
+	const char *segment;
+	struct guard_target *target;
+};
+
+static void add_match(const char *path, const char *name, void *data)
+{
+	struct match_list *m = data;
+	struct guard_target *t = m->target;
+	if (!pattern_match_segment(m->segment, name))
+		return;
+	t->present = xreallocarray(t->present, t->present_len + 1, sizeof(char *));
+	t->present[t->present_len++] = xstrdup(name);
+}
+
 static void list_matches(const char *dir, const char *segment, struct guard_target *t)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (!pattern_match_segment(segment, de->d_name))
-			continue;
-		t->present = xreallocarray(t->present, t->present_len + 1, sizeof(char *));
-		t->present[t->present_len++] = xstrdup(de->d_name);
-	}
-	closedir(d);
+	struct match_list m = {.segment = segment, .target = t};
+	io_each_entry(dir, add_match, &m);
 }
 
 static char *parent_of(const char *path)
