@@ -84,6 +84,8 @@ int verb_run(const struct cli *cli, char **envp, const struct cli_io *io, struct
 		/* It made directories the policy mounts read-only: plan with
 		 * them (once, on the first run that needs them). */
 		if (r > 0) {
+			output_debug("plan: again, now that the directories it hides or mounts "
+				     "read-only exist");
 			sandbox_spec_release(&s);
 			if (sandbox_plan(&req, &s, err) < 0)
 				return -1;
