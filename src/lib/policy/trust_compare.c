@@ -371,7 +371,10 @@ static void compare_env(struct comparison *c)
 		const char *name = a->env_allow.items[i];
 		if (!from_project(c, &o->env_allow, i) || name[0] == '!')
 			continue;
-		if (has_glob(name) || env_drops(b, name))
+		/* The variable it passes is the unescaped name, as for a
+		 * secret file name. */
+		_cleanup_free_ char *plain = pattern_unescape(name);
+		if (has_glob(name) || env_drops(b, plain))
 			loosens(c, o->env_allow.items[i],
 				"\"env.allow\": \"%s\" passes %s, which is filtered otherwise",
 				name, has_glob(name) ? "variables" : "a variable");
@@ -410,8 +413,12 @@ static void compare_secrets(struct comparison *c)
 	}
 	for (size_t i = 0; i < a->secret_allow.len; i++) {
 		const char *p = a->secret_allow.items[i];
-		if (from_project(c, &o->secret_allow, i) && p[0] != '!' &&
-		    (has_glob(p) || secrets_would_mask(c->before, p)))
+		if (!from_project(c, &o->secret_allow, i) || p[0] == '!')
+			continue;
+		/* Matched as a glob, "\\.env" is the name ".env": asked about
+		 * its text, the side without the project would not mask it. */
+		_cleanup_free_ char *name = pattern_unescape(p);
+		if (has_glob(p) || secrets_would_mask(c->before, name))
 			loosens(c, o->secret_allow.items[i],
 				"\"secrets.allow\": \"%s\" unmasks secret files", p);
 	}
