@@ -1,10 +1,10 @@
 #!/bin/sh
-# Escape attempts against the trust rule: playing the agent inside, each test
-# writes a project config meant to loosen the NEXT run, spelled so that the
-# rule might not see it, in a subdirectory it makes (the project's own
-# config is read-only inside), then the user runs from that subdirectory
-# and the test checks that the run is refused (exit 2, the entry named) and
-# that nothing it aimed at leaked.
+# Escape attempts against the trust rule: a project config meant to loosen
+# the next run, spelled so that the rule might not see it. Where it can, the
+# test plays the agent and writes it inside, in a subdirectory it makes (the
+# project's own config is read-only inside), and the user then runs from
+# there; each checks that the run is refused (exit 2, the entry named) and
+# that nothing the config aimed at leaked or changed.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib"
 
@@ -43,6 +43,29 @@ test_escaped_env_allow_is_refused_on_the_next_run()
 	expect_status 2
 	expect_out_lacks deploy-token-value
 	expect_err_contains '"env.allow": "DEPLOY_TO\\KEN" passes'
+}
+
+# The variables that choose git's config files are the @git guard's
+# baseline: set by a project config (one that comes with the repository,
+# from a branch the agent pushed), they point git at a config of the agent's
+# making that switches the hooks off, and every commit of the run skips the
+# pre-commit hook. Each is a loosening.
+test_env_set_of_git_config_variables_is_refused()
+{
+	make_guarded_project
+	mkdir -p cfg/git
+	printf '[core]\n\thooksPath = /dev/null\n' >cfg/git/config
+	for var in GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM XDG_CONFIG_HOME; do
+		value=$T/work/cfg/git/config
+		[ "$var" = XDG_CONFIG_HOME ] && value=$T/work/cfg
+		printf '{"env": {"set": {"%s": "%s"}}}\n' "$var" "$value" >.agent-sandbox.json
+		head_before=$(git rev-parse HEAD)
+		sbx sh -c 'echo change >>tracked && git commit -qam bypass'
+		[ "$rc" -eq 2 ] || fail "$var: expected status 2, got $rc: $(err)"
+		expect_err_contains "\"env.set\": \"$var\" chooses the config files git reads"
+		[ "$(git rev-parse HEAD)" = "$head_before" ] || fail "$var: a commit skipped the hook"
+		git checkout -q tracked
+	done
 }
 
 run_tests

@@ -155,6 +155,12 @@ static const struct row rows[] = {
     {.project = "{\"secrets\": {\"allow\": [\"README\", \".env\", \"*.pem\"]}}",
      .want = {"1:34: \"secrets.allow\": \".env\" unmasks secret files",
 	      "1:42: \"secrets.allow\": \"*.pem\" unmasks secret files"}},
+    /* The @git guard takes the config files git reads at the start as
+     * the sandbox's own. */
+    {.project = "{\"env\": {\"set\": {\"GIT_CONFIG_GLOBAL\": \"@D@/proj/g\"}}}",
+     .want = {"1:18: \"env.set\": \"GIT_CONFIG_GLOBAL\" chooses the config files git reads"}},
+    {.global = "{\"env\": {\"set\": {\"XDG_CONFIG_HOME\": \"@D@/xdg\"}}}",
+     .project = "{\"env\": {\"set\": {\"XDG_CONFIG_HOME\": \"@D@/xdg\"}}}"},
     /* A backslash escapes in the glob: this names DEPLOY_TOKEN. */
     {.project = "{\"env\": {\"allow\": [\"DEPLOY_TO\\\\KEN\"]}}",
      .want = {"1:20: \"env.allow\": \"DEPLOY_TO\\KEN\" passes a variable"}},
