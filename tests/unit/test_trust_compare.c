@@ -155,6 +155,19 @@ static const struct row rows[] = {
     {.project = "{\"secrets\": {\"allow\": [\"README\", \".env\", \"*.pem\"]}}",
      .want = {"1:34: \"secrets.allow\": \".env\" unmasks secret files",
 	      "1:42: \"secrets.allow\": \"*.pem\" unmasks secret files"}},
+    /* The @git guard takes the config files git reads at the start as
+     * the sandbox's own. */
+    {.project = "{\"env\": {\"set\": {\"GIT_CONFIG_GLOBAL\": \"@D@/proj/g\"}}}",
+     .want = {"1:18: \"env.set\": \"GIT_CONFIG_GLOBAL\" chooses the config files git reads"}},
+    {.global = "{\"env\": {\"set\": {\"XDG_CONFIG_HOME\": \"@D@/xdg\"}}}",
+     .project = "{\"env\": {\"set\": {\"XDG_CONFIG_HOME\": \"@D@/xdg\"}}}"},
+    /* A backslash escapes in the glob: this names DEPLOY_TOKEN. */
+    {.project = "{\"env\": {\"allow\": [\"DEPLOY_TO\\\\KEN\"]}}",
+     .want = {"1:20: \"env.allow\": \"DEPLOY_TO\\KEN\" passes a variable"}},
+    /* A backslash escapes in the glob: these name .env and .env.local. */
+    {.project = "{\"secrets\": {\"allow\": [\"\\\\.env\", \".en\\\\v.local\"]}}",
+     .want = {"1:24: \"secrets.allow\": \"\\.env\" unmasks secret files",
+	      "1:34: \"secrets.allow\": \".en\\v.local\" unmasks secret files"}},
     {.project = "{\"secrets\": {\"allow\": [\".env.example\"], \"skip\": [\"!node_modules\"]}}"},
     {.project = "{\"secrets\": {\"skip\": [\"vendor\"]}}",
      .want = {"1:23: \"secrets.skip\": \"vendor\" leaves secrets in such directories"}},

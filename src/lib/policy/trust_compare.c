@@ -12,6 +12,7 @@
 
 #include "base/cleanup.h"
 #include "base/xalloc.h"
+#include "inside/git_guard.h"
 #include "policy/env.h"
 #include "policy/path.h"
 #include "policy/pattern.h"
@@ -355,6 +356,29 @@ static bool env_drops(const struct config *cfg, const char *name)
 	return dropped;
 }
 
+/* The variables that choose git's config files: the @git guard records
+ * their values at the start of the run and refuses a git command that
+ * changes them, so one the project config sets becomes the guard's
+ * baseline, and a config it points at can switch the hooks off. */
+static bool chooses_git_config(const char *name)
+{
+	for (const char *const *n = git_guard_config_env; *n; n++)
+		if (!strcmp(*n, name))
+			return true;
+	return false;
+}
+
+/* Whether an entry after the i-th sets the same variable (--env comes
+ * after env.set and wins). */
+static bool set_later(const struct strv *set, size_t i, const char *name)
+{
+	size_t len = strlen(name);
+	for (size_t j = i + 1; j < set->len; j++)
+		if (!strncmp(set->items[j], name, len) && set->items[j][len] == '=')
+			return true;
+	return false;
+}
+
 /* The environment: filtering on < off; a variable dropped < passed or set.
  * A glob could match a secret's name that appears only later, so any glob
  * allowed counts; a plain name only when the rules without the project
@@ -371,7 +395,10 @@ static void compare_env(struct comparison *c)
 		const char *name = a->env_allow.items[i];
 		if (!from_project(c, &o->env_allow, i) || name[0] == '!')
 			continue;
-		if (has_glob(name) || env_drops(b, name))
+		/* The variable it passes is the unescaped name, as for a
+		 * secret file name. */
+		_cleanup_free_ char *plain = pattern_unescape(name);
+		if (has_glob(name) || env_drops(b, plain))
 			loosens(c, o->env_allow.items[i],
 				"\"env.allow\": \"%s\" passes %s, which is filtered otherwise",
 				name, has_glob(name) ? "variables" : "a variable");
@@ -389,6 +416,12 @@ static void compare_env(struct comparison *c)
 		if (env_drops(b, name))
 			loosens(c, o->env_set.items[i],
 				"\"env.set\": \"%s\" sets a variable that is filtered otherwise",
+				name);
+		else if (chooses_git_config(name) && !strv_contains(&b->env_set, entry) &&
+			 !set_later(&a->env_set, i, name))
+			loosens(c, o->env_set.items[i],
+				"\"env.set\": \"%s\" chooses the config files git reads, which "
+				"the @git guard takes as the sandbox's own",
 				name);
 	}
 }
@@ -410,8 +443,12 @@ static void compare_secrets(struct comparison *c)
 	}
 	for (size_t i = 0; i < a->secret_allow.len; i++) {
 		const char *p = a->secret_allow.items[i];
-		if (from_project(c, &o->secret_allow, i) && p[0] != '!' &&
-		    (has_glob(p) || secrets_would_mask(c->before, p)))
+		if (!from_project(c, &o->secret_allow, i) || p[0] == '!')
+			continue;
+		/* Matched as a glob, "\\.env" is the name ".env": asked about
+		 * its text, the side without the project would not mask it. */
+		_cleanup_free_ char *name = pattern_unescape(p);
+		if (has_glob(p) || secrets_would_mask(c->before, name))
 			loosens(c, o->secret_allow.items[i],
 				"\"secrets.allow\": \"%s\" unmasks secret files", p);
 	}
