@@ -68,4 +68,23 @@ test_env_set_of_git_config_variables_is_refused()
 	done
 }
 
+# Inside a sandbox the trust rule is not enforced (the outer sandbox bounds
+# the inner run), but `policy` still has to say what a project config
+# loosens: an agent that writes a loosening config in a subdirectory and
+# shows the user the nested `policy` output would otherwise have it called
+# harmless. The verdict there is "not checked", with every loosening.
+test_nested_policy_names_what_a_loosening_config_loosens()
+{
+	make_guarded_project
+	mkdir sub
+	echo '{"env": {"filter-secrets": false}, "secrets": {"patterns": ["!.env"]}}' \
+		>sub/.agent-sandbox.json
+	sbx sh -c "cd sub && '$AS' policy"
+	expect_status 0
+	expect_out_lacks "only tightens"
+	expect_out_contains "loosens; not checked inside a sandbox"
+	expect_out_contains '"filter-secrets": false passes variables that look like secrets'
+	expect_out_contains '"secrets.patterns": "!.env" stops masking'
+}
+
 run_tests

@@ -334,8 +334,9 @@ static void check_trust(struct sandbox_spec *s, const struct sandbox_request *re
 		if (!req->config_path && !inside)
 			trust_find_gone(&s->trust, s->cwd, store);
 	} else {
-		if (!inside)
-			compare_without_project(s, req, base, envp);
+		/* Inside too: nothing is refused there (the outer sandbox
+		 * bounds the run), but `policy` still names what it loosens. */
+		compare_without_project(s, req, base, envp);
 		trust_decide(&s->trust, store, inside);
 	}
 	if (!output_debug_enabled())
