@@ -170,7 +170,7 @@ test_the_proxy_still_works_when_unix_sockets_are_refused()
 	echo hello >srv/hello.txt
 	start_http_server "$PWD/srv"
 	cat >.agent-sandbox.json <<JSON
-{"network": {"allow": ["test.example"], "resolve": {"test.example": "127.0.0.1"}}}
+{"network": {"allow": ["test.example"], "resolve": {"test.example": "127.0.0.1:$http_port"}}}
 JSON
 	approve_config
 	sbx sh -c 'curl -sS --max-time 10 -p "$1" &&

@@ -2,7 +2,8 @@
 # The network modes: filtered (the default: only allowed host names, through
 # the proxy), none, and the host network. A test HTTP server on the host's
 # loopback stands in for the world; names reach it through network.resolve,
-# so nothing leaves the machine.
+# so nothing leaves the machine; a pin names the server's port, the only one
+# it opens.
 . "$(dirname "$0")/../lib.sh"
 
 # A served directory and a project config that allows test.example,
@@ -14,8 +15,8 @@ serve()
 	start_http_server "$T/srv"
 	cat >.agent-sandbox.json <<JSON
 {"network": {"allow": ["test.example", "*.wild.example"], "deny": ["no.wild.example"],
-             "resolve": {"test.example": "127.0.0.1", "a.wild.example": "127.0.0.1",
-                         "no.wild.example": "127.0.0.1"}}}
+             "resolve": {"test.example": "127.0.0.1:$http_port", "a.wild.example": "127.0.0.1:$http_port",
+                         "no.wild.example": "127.0.0.1:$http_port"}}}
 JSON
 	approve_config
 }
@@ -50,7 +51,7 @@ test_a_name_not_allowed_gets_403_naming_the_host_and_the_config_key()
 test_a_pinned_name_allowed_by_exact_name_may_point_at_loopback()
 {
 	serve
-	echo '{"network": {"resolve": {"mirror.test": "127.0.0.1"}}}' >.agent-sandbox.json
+	echo "{\"network\": {\"resolve\": {\"mirror.test\": \"127.0.0.1:$http_port\"}}}" >.agent-sandbox.json
 	approve_config
 	sbx curl -s --max-time 10 "http://mirror.test:$http_port/hello.txt"
 	expect_out_contains "mirror.test is not in network.allow"

@@ -213,6 +213,50 @@ static void net_policy_decides_on_the_requested_name(void **state)
 	net_policy_release(&p);
 }
 
+/* A pin opens its address on its own port, or on 80 and 443 without one. */
+static void net_policy_ties_a_pin_to_its_port(void **state)
+{
+	_cleanup_config_ struct config cfg;
+	struct net_policy p;
+	build(&cfg, &p,
+	      "{\"network\": {\"allow\": [\"a.test\", \"b.test\", \"c.test\", \"d.test\"],"
+	      " \"resolve\": {\"a.test\": \"127.0.0.1:8080\", \"b.test\": \"127.0.0.1\","
+	      " \"c.test\": \"[::1]:8443\"}}}");
+	static const struct {
+		const char *host;
+		unsigned port;
+		const char *refusal; /* NULL: allowed */
+	} cases[] = {
+	    {"a.test", 8080, NULL},
+	    {"a.test", 80,
+	     "a.test port 80: network.resolve pins a.test to 127.0.0.1:8080, which "
+	     "opens that port only; pin \"127.0.0.1:80\" to reach this port"},
+	    {"a.test", 22, "a.test port 22: network.resolve pins a.test to 127.0.0.1:8080"},
+	    {"b.test", 80, NULL},
+	    {"b.test", 443, NULL},
+	    {"b.test", 8080,
+	     "b.test port 8080: network.resolve pins b.test to 127.0.0.1, which "
+	     "opens ports 80 and 443 only; pin \"127.0.0.1:8080\" to reach this port"},
+	    {"c.test", 8443, NULL},
+	    {"c.test", 443,
+	     "c.test port 443: network.resolve pins c.test to [::1]:8443, which "
+	     "opens that port only; pin \"[::1]:443\""},
+	    {"d.test", 22, NULL}, /* not pinned: the resolver's answer is checked instead */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct net_verdict v;
+		net_policy_check_host(&p, cases[i].host, &v);
+		assert_true(v.allowed);
+		_cleanup_free_ char *why = net_policy_check_pin_port(&v, cases[i].port);
+		if (!cases[i].refusal && why)
+			unit_fail("case %zu: refused: %s", i, why);
+		if (cases[i].refusal)
+			unit_assert_starts_with(why, cases[i].refusal, "case %zu", i);
+		net_verdict_release(&v);
+	}
+	net_policy_release(&p);
+}
+
 static void net_policy_refuses_special_addresses_without_an_exact_entry(void **state)
 {
 	_cleanup_config_ struct config cfg;
@@ -272,6 +316,7 @@ int main(void)
 	    cmocka_unit_test(host_address_class_names_special_addresses),
 	    cmocka_unit_test(host_pattern_validate_rejects_partial_wildcards),
 	    cmocka_unit_test(net_policy_decides_on_the_requested_name),
+	    cmocka_unit_test(net_policy_ties_a_pin_to_its_port),
 	    cmocka_unit_test(net_policy_refuses_special_addresses_without_an_exact_entry),
 	    cmocka_unit_test(net_policy_moves_proxy_ports_away_from_forwarded_ones),
 	};

@@ -129,6 +129,16 @@ static const struct row rows[] = {
      .project = "{\"network\": {\"localhost\": [5432]}}"},
     {.project = "{\"network\": {\"resolve\": {\"a.example\": \"10.0.0.5\"}}}",
      .want = {"1:26: \"resolve\": \"a.example\" pins a name to 10.0.0.5"}},
+    /* A pin's port is part of the pin: another port, or none (80 and
+     * 443), is another pin; the same pin spelt otherwise is not. */
+    {.global = "{\"network\": {\"resolve\": {\"a.example\": \"127.0.0.1:8080\"}}}",
+     .project = "{\"network\": {\"resolve\": {\"a.example\": \"127.0.0.1:22\"}}}",
+     .want = {"1:26: \"resolve\": \"a.example\" pins a name to 127.0.0.1:22"}},
+    {.global = "{\"network\": {\"resolve\": {\"a.example\": \"127.0.0.1:8080\"}}}",
+     .project = "{\"network\": {\"resolve\": {\"a.example\": \"127.0.0.1\"}}}",
+     .want = {"1:26: \"resolve\": \"a.example\" pins a name to 127.0.0.1,"}},
+    {.global = "{\"network\": {\"resolve\": {\"a.example\": \"[::1]:8080\"}}}",
+     .project = "{\"network\": {\"resolve\": {\"a.example\": \"[0::0001]:8080\"}}}"},
     /* Commands: blocked, then @git, then a script or raw. */
     {.project = "{\"commands\": {\"git\": true}}",
      .want = {"1:22: \"commands\" \"git\": raw replaces @git (by the default)"}},

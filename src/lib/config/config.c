@@ -315,17 +315,25 @@ static int load_resolve(struct loader *ld, struct json_object *net)
 		_cleanup_free_ char *norm = host_normalize(name, strlen(name));
 		if (!norm || host_is_ip_literal(norm))
 			return fail_at(ld, kp, "\"resolve\" key \"%s\" is not a host name", name);
-		struct sockaddr_storage sa;
-		socklen_t len;
+		/* The port is part of the pin: a pin opens its address on
+		 * that port only (without one, on 80 and 443), and is kept
+		 * in one canonical spelling so that the trust comparison
+		 * sees a changed port as a new pin. */
+		char canonical[64];
+		unsigned port = 0;
 		if (!json_object_is_type(address, json_type_string) ||
-		    !host_parse_address(json_object_get_string(address), 0, &sa, &len))
+		    !host_parse_pin(json_object_get_string(address), canonical, sizeof(canonical),
+				    &port))
 			return fail_at(ld, vp,
-				       "expected an IPv4 or IPv6 address for \"%s\" in "
+				       "expected an IPv4 or IPv6 address, with an optional port "
+				       "(\"10.0.0.5:8080\", \"[2001:db8::1]:8443\"), for \"%s\" in "
 				       "\"resolve\"",
 				       name);
 		_cleanup_free_ char *origin = origin_at(ld, kp);
-		net_list_add(&ld->cfg->network.resolve, norm, json_object_get_string(address),
-			     ld->layer, origin);
+		_cleanup_free_ char *text = host_pin_text(canonical, port);
+		net_list_add(&ld->cfg->network.resolve, norm, text, ld->layer, origin);
+		ld->cfg->network.resolve.items[ld->cfg->network.resolve.len - 1].port =
+		    (uint16_t)port;
 	}
 	strbuf_addstr(&ld->summary, ", network.resolve");
 	return 0;

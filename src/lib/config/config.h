@@ -23,7 +23,7 @@ enum network_mode {
 struct net_entry {
 	char *name;    /* for localhost, the port as text, for messages */
 	char *address; /* resolve only */
-	uint16_t port; /* localhost only */
+	uint16_t port; /* localhost; resolve: the pin's port, 0 for 80 and 443 */
 	enum layer layer;
 	char *origin; /* "<file>:L:C", "--allow-host" or "default" */
 };

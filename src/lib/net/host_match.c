@@ -222,3 +222,63 @@ const char *host_address_text(const struct sockaddr *sa, char *buf, size_t size)
 		snprintf(buf, size, "?");
 	return buf;
 }
+
+bool host_parse_pin(const char *text, char *address, size_t size, unsigned *port)
+{
+	char buf[64];
+	const char *port_text = NULL;
+	size_t n = strlen(text);
+	if (text[0] == '[') {
+		const char *close = strchr(text, ']');
+		if (!close || (size_t)(close - text) - 1 >= sizeof(buf))
+			return false;
+		memcpy(buf, text + 1, (size_t)(close - text) - 1);
+		buf[close - text - 1] = '\0';
+		if (!strchr(buf, ':'))
+			return false; /* brackets are for IPv6 only */
+		if (close[1] == ':')
+			port_text = close + 2;
+		else if (close[1])
+			return false;
+	} else {
+		const char *colon = strchr(text, ':');
+		/* One colon: IPv4 and a port; more: a bare IPv6 address. */
+		if (colon && !strchr(colon + 1, ':')) {
+			port_text = colon + 1;
+			n = (size_t)(colon - text);
+		}
+		if (n >= sizeof(buf))
+			return false;
+		memcpy(buf, text, n);
+		buf[n] = '\0';
+	}
+	*port = 0;
+	if (port_text) {
+		unsigned long v = 0;
+		size_t len = strlen(port_text);
+		if (len == 0 || len > 5)
+			return false;
+		for (size_t i = 0; i < len; i++) {
+			if (port_text[i] < '0' || port_text[i] > '9')
+				return false;
+			v = v * 10 + (unsigned long)(port_text[i] - '0');
+		}
+		if (v == 0 || v > 65535)
+			return false;
+		*port = (unsigned)v;
+	}
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (!host_parse_address(buf, 0, &ss, &len))
+		return false;
+	host_address_text((const struct sockaddr *)&ss, address, size);
+	return true;
+}
+
+char *host_pin_text(const char *address, unsigned port)
+{
+	if (!port)
+		return xstrdup(address);
+	bool v6 = strchr(address, ':') != NULL;
+	return xasprintf("%s%s%s:%u", v6 ? "[" : "", address, v6 ? "]" : "", port);
+}

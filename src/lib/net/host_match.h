@@ -46,3 +46,13 @@ bool host_parse_address(const char *text, unsigned port, struct sockaddr_storage
 
 /* "1.2.3.4" or "2001:db8::1" for an address, into buf (at least 64 bytes). */
 const char *host_address_text(const struct sockaddr *sa, char *buf, size_t size);
+
+/* A network.resolve value: an address with an optional port, "10.0.0.5",
+ * "10.0.0.5:8080", "2001:db8::1" or "[2001:db8::1]:8443". Writes the
+ * address in its canonical form into address (at least 64 bytes) and the
+ * port, 0 when none is given. Returns false for anything else. */
+bool host_parse_pin(const char *text, char *address, size_t size, unsigned *port);
+
+/* The canonical text of a pin: "10.0.0.5", "10.0.0.5:8080" or
+ * "[2001:db8::1]:8443". */
+char *host_pin_text(const char *address, unsigned port);

@@ -4,6 +4,7 @@
  * host's loopback or a cloud metadata service. */
 #include "net/policy.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,7 +83,12 @@ void net_policy_build(const struct network_config *cfg, struct net_policy *p)
 			free(p->resolve[k].address);
 			free(p->resolve[k].origin);
 		}
-		p->resolve[k].address = xstrdup(e->address);
+		char address[64];
+		unsigned port = 0;
+		if (!host_parse_pin(e->address, address, sizeof(address), &port))
+			snprintf(address, sizeof(address), "%s", e->address);
+		p->resolve[k].address = xstrdup(address);
+		p->resolve[k].port = (uint16_t)port;
 		p->resolve[k].origin = xstrdup(entry_origin(e));
 	}
 	p->localhost = xcalloc(cfg->localhost.len + 1, sizeof(*p->localhost));
@@ -173,8 +179,24 @@ void net_policy_check_host(const struct net_policy *p, const char *host, struct 
 	v->allowed = true;
 	v->explicit_name = find(p->allow, p->allow_len, v->host, true) != NULL;
 	for (size_t i = 0; i < p->resolve_len; i++)
-		if (!strcmp(p->resolve[i].name, v->host))
+		if (!strcmp(p->resolve[i].name, v->host)) {
 			v->pinned = p->resolve[i].address;
+			v->pinned_port = p->resolve[i].port;
+		}
+}
+
+char *net_policy_check_pin_port(const struct net_verdict *v, unsigned port)
+{
+	if (!v->pinned)
+		return NULL;
+	if (v->pinned_port ? port == v->pinned_port : port == 80 || port == 443)
+		return NULL;
+	_cleanup_free_ char *pin = host_pin_text(v->pinned, v->pinned_port);
+	_cleanup_free_ char *want = host_pin_text(v->pinned, port);
+	return xasprintf("%s port %u: network.resolve pins %s to %s, which opens %s only; "
+			 "pin \"%s\" to reach this port",
+			 v->host, port, v->host, pin,
+			 v->pinned_port ? "that port" : "ports 80 and 443", want);
 }
 
 char *net_policy_check_address(const struct net_policy *p, const struct net_verdict *v,

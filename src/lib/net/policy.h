@@ -17,9 +17,13 @@ struct net_rule {
 	bool explicit_name; /* an exact name the user wrote, not a group's */
 };
 
+/* A pinned name reaches its address on `port` only, or on 80 and 443 when
+ * the pin names no port: a pin to 127.0.0.1 must not open every port of
+ * the host's loopback. */
 struct net_pin {
 	char *name;
-	char *address;
+	char *address; /* without the port */
+	uint16_t port; /* 0: 80 and 443 */
 	char *origin;
 };
 
@@ -42,10 +46,11 @@ void net_policy_release(struct net_policy *p);
 
 struct net_verdict {
 	bool allowed;
-	bool explicit_name; /* matched an exact entry the user wrote */
-	const char *pinned; /* network.resolve address for the host, or NULL */
-	char *host;	    /* the normalised host, or NULL when it is not one */
-	char *reason;	    /* one line naming the host and the config key; NULL if allowed */
+	bool explicit_name;   /* matched an exact entry the user wrote */
+	const char *pinned;   /* network.resolve address for the host, or NULL */
+	uint16_t pinned_port; /* its port, 0 for 80 and 443 */
+	char *host;	      /* the normalised host, or NULL when it is not one */
+	char *reason;	      /* one line naming the host and the config key; NULL if allowed */
 };
 
 /* Decides on a requested host name (as the client sent it) before anything
@@ -57,6 +62,10 @@ void net_policy_check_host(const struct net_policy *p, const char *host, struct 
  * Returns the refusal reason (to free) or NULL. */
 char *net_policy_check_address(const struct net_policy *p, const struct net_verdict *v,
 			       const struct sockaddr *sa);
+
+/* Decides on the port of a request for a pinned name (v->pinned set).
+ * Returns the refusal reason (to free) or NULL. */
+char *net_policy_check_pin_port(const struct net_verdict *v, unsigned port);
 
 bool net_policy_localhost_allowed(const struct net_policy *p, unsigned port);
 

@@ -456,6 +456,11 @@ static void decide(struct conn *c, const char *host, unsigned port)
 		refuse(c, 403, SOCKS5_REPLY_NOT_ALLOWED, c->verdict.reason);
 		return;
 	}
+	_cleanup_free_ char *pin_refusal = net_policy_check_pin_port(&c->verdict, port);
+	if (pin_refusal) {
+		refuse(c, 403, SOCKS5_REPLY_NOT_ALLOWED, pin_refusal);
+		return;
+	}
 	c->deadline = now_seconds() + CONNECT_DEADLINE_SECONDS;
 	struct sockaddr_storage ss;
 	socklen_t len;
