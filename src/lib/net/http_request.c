@@ -5,7 +5,10 @@
  * the host that was allowed (Host is replaced from the URL, so a request
  * cannot name a different virtual host on the same server) and one request
  * per connection (Connection: close), since later requests on a kept-alive
- * connection would never pass through the policy. */
+ * connection would never pass through the policy. The body's length is
+ * read from Content-Length so that the proxy forwards that one request and
+ * nothing after it; a chunked body, whose end only a parser of the body
+ * would find, is refused. */
 #include "net/http_request.h"
 
 #include <stdbool.h>
@@ -116,6 +119,30 @@ static int split_authority(const char *a, size_t n, bool need_port, uint16_t def
 	return 0;
 }
 
+static bool header_is(const char *name, size_t n, const char *want)
+{
+	return strlen(want) == n && !strncasecmp(name, want, n);
+}
+
+/* A Content-Length value: digits only, optional surrounding blanks. */
+static bool parse_length(const char *v, size_t n, uint64_t *out)
+{
+	while (n && (*v == ' ' || *v == '\t'))
+		v++, n--;
+	while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	if (!n || n > 15)
+		return false;
+	uint64_t x = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return false;
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	}
+	*out = x;
+	return true;
+}
+
 static bool drop_header(const char *name, size_t n)
 {
 	static const char *const hop[] = {"connection", "proxy-connection", "proxy-authorization",
@@ -217,6 +244,7 @@ int http_request_parse(const char *buf, size_t len, struct http_request *req, st
 	const char *p = eol + 1;
 	const char *end = buf + head_len;
 	unsigned count = 0;
+	bool have_length = false;
 	for (;;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = (size_t)(nl - p);
@@ -238,7 +266,24 @@ int http_request_parse(const char *buf, size_t len, struct http_request *req, st
 				http_request_release(req);
 				return fail(e, 400, "control character in a header field");
 			}
-		if (!connect && !drop_header(p, (size_t)(colon - p))) {
+		size_t name_len = (size_t)(colon - p);
+		if (!connect && header_is(p, name_len, "transfer-encoding")) {
+			http_request_release(req);
+			return fail(e, 411,
+				    "plain-http request bodies need a Content-Length; chunked "
+				    "uploads are not forwarded (use https)");
+		}
+		if (!connect && header_is(p, name_len, "content-length")) {
+			uint64_t v = 0;
+			if (!parse_length(colon + 1, (size_t)(p + n - colon - 1), &v) ||
+			    (have_length && v != req->body_len)) {
+				http_request_release(req);
+				return fail(e, 400, "malformed or conflicting Content-Length");
+			}
+			have_length = true;
+			req->body_len = v;
+		}
+		if (!connect && !drop_header(p, name_len)) {
 			strbuf_add(&out, p, n);
 			strbuf_addstr(&out, "\r\n");
 		}
@@ -269,12 +314,18 @@ const char *http_status_text(int status)
 		return "Bad Request";
 	case 403:
 		return "Forbidden";
+	case 408:
+		return "Request Timeout";
+	case 411:
+		return "Length Required";
 	case 414:
 		return "URI Too Long";
 	case 431:
 		return "Request Header Fields Too Large";
 	case 502:
 		return "Bad Gateway";
+	case 503:
+		return "Service Unavailable";
 	case 504:
 		return "Gateway Timeout";
 	case 505:

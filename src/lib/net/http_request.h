@@ -21,10 +21,11 @@ struct http_request {
 	size_t head_len;    /* bytes of the buffer the head took */
 	char *forward_head; /* HTTP_FORWARD: the head rewritten for the origin server */
 	size_t forward_len;
+	uint64_t body_len; /* HTTP_FORWARD: the request body's Content-Length (0 without) */
 };
 
 struct http_error {
-	int status;	    /* 400, 405, 414, 431, 505 */
+	int status;	    /* 400, 411, 414, 431, 505 */
 	const char *reason; /* one line, for the response body */
 };
 

@@ -78,6 +78,7 @@ struct conn {
 	size_t head_used;   /* how many of them the request took */
 	char *forward_head; /* plain http: the rewritten head */
 	size_t forward_len;
+	uint64_t body_len; /* plain http: the request's body, the last bytes forwarded */
 	struct net_verdict verdict;
 	char *raw_host; /* as sent, for messages when it is not a valid name */
 	unsigned port;
@@ -325,8 +326,18 @@ static void start_relay(struct conn *c)
 	}
 	/* Whatever the client sent after its request (a TLS hello, a body)
 	 * goes on to the server. */
-	if (c->head.len > c->head_used)
-		relay_queue(&c->relay, 0, c->head.buf + c->head_used, c->head.len - c->head_used);
+	size_t extra = c->head.len - c->head_used;
+	if (c->http_forward) {
+		/* Plain http: this one request and its body, nothing after it.
+		 * A pipelined second request would reach this server whatever
+		 * host it named, without a decision; the server was told
+		 * Connection: close, so the client asks again on a new one. */
+		if (extra > c->body_len)
+			extra = (size_t)c->body_len;
+		relay_limit(&c->relay, 0, c->body_len - extra);
+	}
+	if (extra)
+		relay_queue(&c->relay, 0, c->head.buf + c->head_used, extra);
 	strbuf_release(&c->head);
 	set_state(c, ST_RELAY);
 	int r = relay_pump(&c->relay);
@@ -536,6 +547,7 @@ static void process_head(struct conn *c)
 		c->head_used = req.head_len;
 		c->forward_head = steal_ptr(&req.forward_head);
 		c->forward_len = req.forward_len;
+		c->body_len = req.body_len;
 		decide(c, req.host, req.port);
 		http_request_release(&req);
 		return;

@@ -64,8 +64,13 @@ static int splice_dir(struct relay *r, struct relay_dir *d, int src, int dst)
 				return 2;
 			fcntl(d->pipe[1], F_SETPIPE_SZ, RELAY_BUFFER);
 		}
-		ssize_t n = splice(src, NULL, d->pipe[1], NULL, RELAY_BUFFER,
-				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		size_t want = d->limited && d->left < RELAY_BUFFER ? (size_t)d->left : RELAY_BUFFER;
+		if (!want) {
+			close_pipe(d);
+			return 2; /* the limit is reached: the buffered path drops the rest */
+		}
+		ssize_t n =
+		    splice(src, NULL, d->pipe[1], NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -83,6 +88,8 @@ static int splice_dir(struct relay *r, struct relay_dir *d, int src, int dst)
 			break;
 		}
 		d->in_pipe = (size_t)n;
+		if (d->limited)
+			d->left -= (uint64_t)n;
 		moved = 1;
 	}
 	(void)r;
@@ -116,6 +123,8 @@ static int pump_dir(struct relay *r, int from)
 	struct relay_dir *d = &r->dir[from];
 	int src = r->fd[from], dst = r->fd[1 - from];
 	int moved = 0;
+	if (d->limited && !d->left)
+		d->discard = true;
 	if (!d->len && !d->discard) {
 		int s = splice_dir(r, d, src, dst);
 		if (s != 2)
@@ -152,7 +161,12 @@ static int pump_dir(struct relay *r, int from)
 			break;
 		if (!d->buf)
 			d->buf = xmalloc(RELAY_BUFFER);
-		ssize_t n = recv(src, d->buf, RELAY_BUFFER, 0);
+		size_t want = RELAY_BUFFER;
+		if (d->limited && !d->discard && d->left < want)
+			want = (size_t)d->left;
+		if (!want)
+			d->discard = true;
+		ssize_t n = recv(src, d->buf, d->discard ? RELAY_BUFFER : want, 0);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -171,6 +185,8 @@ static int pump_dir(struct relay *r, int from)
 		}
 		if (!d->discard)
 			d->len = (size_t)n;
+		if (d->limited && !d->discard)
+			d->left -= (uint64_t)n;
 		moved = 1;
 	}
 	if (d->eof && !d->len && !d->done) {
@@ -189,6 +205,12 @@ int relay_pump(struct relay *r)
 		if (pump_dir(r, i) < 0)
 			return -1;
 	return r->dir[0].done && r->dir[1].done ? 0 : 1;
+}
+
+void relay_limit(struct relay *r, int from, uint64_t bytes)
+{
+	r->dir[from].limited = true;
+	r->dir[from].left = bytes;
 }
 
 uint32_t relay_events(const struct relay *r, int i)

@@ -19,6 +19,8 @@ struct relay_dir {
 	bool discard;	/* the destination is gone: read and drop until eof */
 	int pipe[2];	/* splice(2) path: bytes move through the kernel only */
 	size_t in_pipe; /* bytes waiting in the pipe */
+	bool limited;	/* only `left` more bytes are read from the source for the destination */
+	uint64_t left;
 	uint64_t bytes;
 };
 
@@ -33,6 +35,10 @@ void relay_init(struct relay *r, int fd0, int fd1);
  * and before anything read later from fd[from] (a rewritten request head,
  * a proxy's reply). */
 void relay_queue(struct relay *r, int from, const void *data, size_t len);
+
+/* From now on at most `bytes` more read from fd[from] reach fd[1 - from];
+ * what comes after them is read and dropped. */
+void relay_limit(struct relay *r, int from, uint64_t bytes);
 
 /* Moves what can move without blocking. Returns 1 while data can still
  * flow, 0 when both directions are finished, -1 on a socket error. */
