@@ -3,7 +3,9 @@
  * never lets a byte through before the policy said yes, and every decision
  * leaves through one function, emit_decision(), which is where audit
  * records will be written. A refusal is answered at once: 403 with a
- * one-line reason, or SOCKS reply 2. */
+ * one-line reason, or SOCKS reply 2. A client that sends no complete request
+ * in time, or connects past the connection cap, is refused the same way
+ * (408, 503), so a flood costs bounded descriptors and is on record. */
 #include "net/proxy.h"
 
 #include <errno.h>
@@ -34,6 +36,20 @@
 #define RESOLVER_THREADS 4
 #define MAX_ADDRESSES 8
 
+/* A client has this long to send its whole request (head, SOCKS greeting
+ * and request): a connection that idles before deciding holds a
+ * descriptor and proves nothing, and a flood of them (slowloris) must not
+ * pile up. The in-sandbox forwarder hands the socket over at once, so the
+ * clock starts when the client connected. */
+#define HEAD_TIMEOUT_SECONDS 10
+
+/* The most connections one run's proxy serves at once. A connection past
+ * it is refused with 503 (SOCKS: general failure) once its request is read,
+ * so the client learns why; past the headroom on top of that it is closed
+ * without reading, which bounds the descriptors a flood can take. */
+#define MAX_CONNECTIONS 512
+#define REFUSE_HEADROOM 64
+
 enum endpoint_kind { EP_LISTENER, EP_RESOLVER, EP_TIMER, EP_CONN };
 
 struct endpoint {
@@ -52,6 +68,7 @@ enum conn_state {
 	ST_CONNECTING,
 	ST_RELAY,
 	ST_LINGER, /* refused: our side is shut, reading the client out */
+	ST_CLOSED,
 };
 
 /* How long a refused client may keep sending before it is cut off. */
@@ -71,8 +88,9 @@ struct conn {
 	enum conn_proto proto;
 	bool http_forward;
 	bool dead;
-	bool decided; /* the decision has been emitted */
-	bool handed;  /* ep[0] is the client's own socket, passed by the forwarder */
+	bool decided;  /* the decision has been emitted */
+	bool handed;   /* ep[0] is the client's own socket, passed by the forwarder */
+	bool over_cap; /* accepted past MAX_CONNECTIONS: refused once its request is read */
 	struct endpoint ep[2];
 	struct strbuf head; /* bytes read before the request was complete */
 	size_t head_used;   /* how many of them the request took */
@@ -102,9 +120,11 @@ struct proxy {
 	struct conn *conns;
 	struct conn *dead;
 	uint64_t next_id;
-	size_t waiting; /* connections resolving or connecting */
-	int reserve_fd; /* given up to accept and close when out of descriptors */
-	bool closing;	/* proxy_free: close at once, no lingering */
+	size_t waiting;	 /* connections on a deadline: see is_timed */
+	size_t open;	 /* connections not yet closed */
+	size_t over_cap; /* of them, how many are over MAX_CONNECTIONS */
+	int reserve_fd;	 /* given up to accept and close when out of descriptors */
+	bool closing;	 /* proxy_free: close at once, no lingering */
 };
 
 static time_t now_seconds(void)
@@ -178,7 +198,8 @@ static void emit_decision(struct conn *c, bool allowed, const char *reason)
 
 static bool is_timed(enum conn_state st)
 {
-	return st == ST_RESOLVING || st == ST_CONNECTING || st == ST_LINGER;
+	return st == ST_HEAD || st == ST_SOCKS_REQUEST || st == ST_RESOLVING ||
+	       st == ST_CONNECTING || st == ST_LINGER;
 }
 
 static void set_waiting(struct conn *c, bool waiting)
@@ -223,8 +244,11 @@ static void conn_close(struct conn *c)
 		ep_update(c->proxy, &c->ep[0], EPOLLIN);
 		return;
 	}
-	set_state(c, ST_HEAD);
+	set_state(c, ST_CLOSED);
 	c->dead = true;
+	c->proxy->open--;
+	if (c->over_cap)
+		c->proxy->over_cap--;
 	for (int i = 0; i < 2; i++) {
 		/* Explicitly: a passed socket may still be open in the sandbox
 		 * for a moment, and epoll would go on reporting it. */
@@ -455,6 +479,15 @@ static int ensure_resolver(struct proxy *p)
 	return 0;
 }
 
+static void refuse_over_cap(struct conn *c)
+{
+	_cleanup_free_ char *why =
+	    xasprintf("the proxy already has %d connections open, the most one run may have; "
+		      "try again once some have closed",
+		      MAX_CONNECTIONS);
+	refuse(c, 503, SOCKS5_REPLY_FAILURE, why);
+}
+
 /* The request is complete: decide, then resolve or connect. */
 static void decide(struct conn *c, const char *host, unsigned port)
 {
@@ -462,6 +495,10 @@ static void decide(struct conn *c, const char *host, unsigned port)
 	c->raw_host = xstrdup(host);
 	c->port = port;
 	ep_update(p, &c->ep[0], 0);
+	if (c->over_cap) {
+		refuse_over_cap(c);
+		return;
+	}
 	net_policy_check_host(p->policy, host, &c->verdict);
 	if (!c->verdict.allowed) {
 		refuse(c, 403, SOCKS5_REPLY_NOT_ALLOWED, c->verdict.reason);
@@ -495,6 +532,10 @@ static void decide_localhost(struct conn *c, unsigned port)
 	c->verdict.host = xstrdup("localhost");
 	c->port = port;
 	ep_update(c->proxy, &c->ep[0], 0);
+	if (c->over_cap) {
+		refuse_over_cap(c);
+		return;
+	}
 	if (!net_policy_localhost_allowed(c->proxy->policy, port)) {
 		_cleanup_free_ char *why =
 		    xasprintf("localhost port %u is not in network.localhost", port);
@@ -696,6 +737,8 @@ static void on_conn_event(struct endpoint *ep, uint32_t events)
 		if (ep->side == 1)
 			finish_connect(c);
 		return;
+	case ST_CLOSED:
+		return;
 	case ST_LINGER: {
 		char sink[4096];
 		ssize_t n = 1;
@@ -738,10 +781,20 @@ static void on_accept(struct proxy *p)
 			}
 			return;
 		}
+		bool over_cap = p->open >= MAX_CONNECTIONS;
+		if (over_cap && p->over_cap >= REFUSE_HEADROOM) {
+			close(fd);
+			continue;
+		}
 		struct conn *c = xcalloc(1, sizeof(*c));
 		c->proxy = p;
 		c->id = ++p->next_id;
-		c->state = ST_HEAD;
+		c->over_cap = over_cap;
+		p->open++;
+		p->over_cap += over_cap;
+		c->state = ST_CLOSED;
+		set_state(c, ST_HEAD);
+		c->deadline = now_seconds() + HEAD_TIMEOUT_SECONDS;
 		clock_gettime(CLOCK_MONOTONIC, &c->start);
 		c->ep[0] = (struct endpoint){.kind = EP_CONN, .fd = fd, .conn = c, .side = 0};
 		c->ep[1] = (struct endpoint){.kind = EP_CONN, .fd = -1, .conn = c, .side = 1};
@@ -785,6 +838,13 @@ static void on_timer(struct proxy *p)
 		next = c->next;
 		if (c->state == ST_LINGER && now >= c->deadline) {
 			conn_close(c);
+			continue;
+		}
+		if ((c->state == ST_HEAD || c->state == ST_SOCKS_REQUEST) && now >= c->deadline) {
+			_cleanup_free_ char *why =
+			    xasprintf("no complete request within %d seconds of connecting",
+				      HEAD_TIMEOUT_SECONDS);
+			refuse(c, 408, SOCKS5_REPLY_FAILURE, why);
 			continue;
 		}
 		if ((c->state == ST_RESOLVING || c->state == ST_CONNECTING) && now >= c->deadline) {
