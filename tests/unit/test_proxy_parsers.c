@@ -91,6 +91,16 @@ static void http_request_parse_refuses_bad_heads_with_a_status(void **state)
 	    {"GET http://a.test/ HTTP/1.1\r\nX: a\x01\r\n\r\n", 400, "control character"},
 	    {"G(T http://a.test/ HTTP/1.1\r\n\r\n", 400, "malformed request method"},
 	    {"GET http://a.test/\x7f HTTP/1.1\r\n\r\n", 400, "malformed request target"},
+	    {"POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411,
+	     "plain-http request bodies need a Content-Length"},
+	    {"POST http://a.test/ HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", 400,
+	     "malformed or conflicting Content-Length"},
+	    {"POST http://a.test/ HTTP/1.1\r\nContent-Length: 5, 5\r\n\r\n", 400,
+	     "malformed or conflicting Content-Length"},
+	    {"POST http://a.test/ HTTP/1.1\r\nContent-Length: +5\r\n\r\n", 400,
+	     "malformed or conflicting Content-Length"},
+	    {"POST http://a.test/ HTTP/1.1\r\nContent-Length: 1234567890123456\r\n\r\n", 400,
+	     "malformed or conflicting Content-Length"},
 	    {huge_line, 414, "the request line is longer than 16 KiB"},
 	    {huge_head, 431, "the request head is larger than 16 KiB"},
 	};
@@ -113,6 +123,31 @@ static void http_request_parse_refuses_bad_heads_with_a_status(void **state)
 	assert_int_equal(http_request_parse("GET http://a/ HTTP/1.1\r\n\0\r\n\r\n", 29, &req, &e),
 			 -1);
 	assert_int_equal(e.status, 400);
+}
+
+/* The proxy forwards the head and exactly this many bytes: a pipelined
+ * request after them must not count as body. */
+static void http_request_parse_reads_the_body_length(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t body_len;
+	} cases[] = {
+	    {"GET http://a.test/ HTTP/1.1\r\n\r\nGET http://b.test/ HTTP/1.1\r\n\r\n", 0},
+	    {"POST http://a.test/ HTTP/1.1\r\ncontent-length:  5 \r\n\r\nhello", 5},
+	    {"POST http://a.test/ HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n", 5},
+	    /* A tunnel's bytes are not HTTP: no length applies. */
+	    {"CONNECT a.test:443 HTTP/1.1\r\nContent-Length: 5\r\n\r\n", 0},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct http_request req;
+		struct http_error e = {0};
+		int r = http_request_parse(cases[i].text, strlen(cases[i].text), &req, &e);
+		if (r != 1 || req.body_len != cases[i].body_len)
+			unit_fail("case %zu: result %d body %llu (%s)", i, r,
+				  (unsigned long long)req.body_len, e.reason ? e.reason : "");
+		http_request_release(&req);
+	}
 }
 
 static void socks5_parses_greetings_and_requests(void **state)
@@ -182,6 +217,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(http_request_parse_accepts_connect_and_absolute_form),
 	    cmocka_unit_test(http_request_parse_refuses_bad_heads_with_a_status),
+	    cmocka_unit_test(http_request_parse_reads_the_body_length),
 	    cmocka_unit_test(socks5_parses_greetings_and_requests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
