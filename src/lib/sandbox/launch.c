@@ -342,6 +342,8 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	    .allow_unix = s->cfg.docker.value,
 	    .loader_env = strv_array(&l->loader_env),
 	    .mounts_fd = l->mounts_fd,
+	    .tmp_size = s->limits.tmp_bytes,
+	    .pids = s->limits.pids,
 	};
 	if (!dry_run && identify_sources(&in, &l->net.net, err) < 0)
 		return -1;
