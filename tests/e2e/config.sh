@@ -112,6 +112,9 @@ test_limits_from_the_global_config_size_tmp_and_cap_processes()
 	set -- $(out)
 	[ $(($1 * $2)) = $((2 << 30)) ] || fail "/tmp is $(($1 * $2)) bytes, not 2 GiB"
 	[ "$3" -ge 200 ] && [ "$3" -le 206 ] || fail "the process limit is $3, not 200 and the few there"
+	g="$HOME/.config/agent-sandbox/config.json"
+	sbx policy
+	expect_out_contains "limits             /tmp 2 GiB ($g:1:20), 200 processes ($g:1:34)"
 	# A project may lower a limit without approval.
 	echo '{"limits": {"tmp": "16M"}}' >.agent-sandbox.json
 	sbx sh -c 'stat -f -c "%b %S" /tmp'
