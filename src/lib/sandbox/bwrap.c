@@ -1,5 +1,6 @@
 /* This file turns a plan into bwrap arguments, in mount order: the host root
- * read-only, fresh /dev /proc /tmp /run, agent-sandbox's own directory, then
+ * read-only, fresh /dev /proc /tmp /run (every tmpfs with a size, /dev
+ * read-only as bwrap cannot size it), agent-sandbox's own directory, then
  * the access table with every directory before its contents, and last the
  * remounts that make excluded directories read-only (they must come after
  * anything mounted inside them). */

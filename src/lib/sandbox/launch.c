@@ -421,7 +421,10 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 	    pids_cgroup_create(&cg, s->limits.pids + PIDS_CGROUP_OVERHEAD, err) < 0)
 		return -1;
 	output_debug("limits: pids %u (%s)", s->limits.pids,
-		     cg.dir ? cg.dir : "RLIMIT_NPROC in the sandbox's user namespace");
+		     cg.dir	      ? cg.dir
+		     : geteuid() == 0 ? "none: the kernel exempts uid 0 from RLIMIT_NPROC and no "
+					"pids cgroup could be made"
+				      : "RLIMIT_NPROC in the sandbox's user namespace");
 	struct supervise_request req = {
 	    .bwrap = l.bwrap,
 	    .mounts_fd = l.mounts_fd,
