@@ -123,6 +123,19 @@ test_limits_from_the_global_config_size_tmp_and_cap_processes()
 	[ $(($1 * $2)) = $((16 << 20)) ] || fail "/tmp is $(($1 * $2)) bytes, not 16 MiB"
 }
 
+test_a_project_raising_tmp_needs_approval_and_then_gets_it()
+{
+	echo '{"limits": {"tmp": "4G"}}' >.agent-sandbox.json
+	sbx sh -c 'stat -f -c "%b %S" /tmp'
+	expect_status 2
+	expect_err_contains "$T/work/.agent-sandbox.json:1:20: \"limits.tmp\" raises /tmp to 4 GiB (1 GiB by the default)"
+	approve_config
+	sbx sh -c 'stat -f -c "%b %S" /tmp'
+	expect_status 0
+	set -- $(out)
+	[ $(($1 * $2)) = $((4 << 30)) ] || fail "/tmp is $(($1 * $2)) bytes, not 4 GiB"
+}
+
 test_error_positions_count_lines_and_columns()
 {
 	printf '{\n  "filesystem": {\n    "ro": ["a"],\n    "rw": [42]\n  }\n}\n' >.agent-sandbox.jsonc
