@@ -105,6 +105,17 @@ static void add_source(struct strbuf *sb, const struct config_setting *s)
 	strbuf_addstr(sb, ")\n");
 }
 
+/* "limits             /tmp 1 GiB (default), 1024 processes (default)" */
+static void add_limits(struct strbuf *sb, const struct config_limits *l)
+{
+	_cleanup_free_ char *tmp = config_format_size(l->tmp.value);
+	strbuf_addf(sb, "limits             /tmp %s (", tmp);
+	term_escape_add(sb, l->tmp.layer == LAYER_BUILTIN ? "default" : l->tmp.origin);
+	strbuf_addf(sb, "), %llu processes (", l->pids.value);
+	term_escape_add(sb, l->pids.layer == LAYER_BUILTIN ? "default" : l->pids.origin);
+	strbuf_addstr(sb, ")\n");
+}
+
 static void add_net_list(struct strbuf *sb, const char *label, const struct net_list *list)
 {
 	for (size_t i = 0; i < list->len; i++) {
@@ -214,6 +225,7 @@ int report_policy(int fd, const struct policy *policy, const struct policy_summa
 	add_source(&sb, &cfg->docker);
 	strbuf_addf(&sb, "read-only          %s", cfg->read_only.value ? "yes" : "no");
 	add_source(&sb, &cfg->read_only);
+	add_limits(&sb, &cfg->limits);
 	strbuf_addstr(&sb, "presets            ");
 	term_escape_add(&sb, summary->presets);
 	strbuf_addch(&sb, '\n');

@@ -93,7 +93,47 @@ test_bad_configs_are_rejected_with_file_line_and_column()
 {"network": {"localhost": [70000]}}|1:28|port number from 1 to 65535
 {"network": {"resolve": {"mirror.test": "mirror"}}}|1:41|IPv4 or IPv6 address
 {"network": {"proxy": true}}|1:14|unknown key "proxy" in "network"
+{"limits": {"tmp": "2X"}}|1:20|but the unit is not one of k, m, g or t
+{"limits": {"tmp": "1k"}}|1:20|"tmp" must be from 1 MiB to 1 TiB
+{"limits": {"tmp": "lots"}}|1:20|does not start with a number
+{"limits": {"pids": 3}}|1:21|"pids" must be from 16 to 4194304
+{"limits": {"pids": "64"}}|1:21|expected a number like 1024
+{"limits": {"memory": "1G"}}|1:13|unknown key "memory" in "limits"
+{"limits": []}|1:12|expected an object like
 CASES
+}
+
+test_limits_from_the_global_config_size_tmp_and_cap_processes()
+{
+	mkdir -p "$HOME/.config/agent-sandbox"
+	echo '{"limits": {"tmp": "2G", "pids": 200}}' >"$HOME/.config/agent-sandbox/config.json"
+	sbx sh -c 'stat -f -c "%b %S" /tmp; ulimit -Hu 2>/dev/null || python3 -c "import resource; print(resource.getrlimit(resource.RLIMIT_NPROC)[1])"'
+	expect_status 0
+	set -- $(out)
+	[ $(($1 * $2)) = $((2 << 30)) ] || fail "/tmp is $(($1 * $2)) bytes, not 2 GiB"
+	[ "$3" -ge 200 ] && [ "$3" -le 206 ] || fail "the process limit is $3, not 200 and the few there"
+	g="$HOME/.config/agent-sandbox/config.json"
+	sbx policy
+	expect_out_contains "limits             /tmp 2 GiB ($g:1:20), 200 processes ($g:1:34)"
+	# A project may lower a limit without approval.
+	echo '{"limits": {"tmp": "16M"}}' >.agent-sandbox.json
+	sbx sh -c 'stat -f -c "%b %S" /tmp'
+	expect_status 0
+	set -- $(out)
+	[ $(($1 * $2)) = $((16 << 20)) ] || fail "/tmp is $(($1 * $2)) bytes, not 16 MiB"
+}
+
+test_a_project_raising_tmp_needs_approval_and_then_gets_it()
+{
+	echo '{"limits": {"tmp": "4G"}}' >.agent-sandbox.json
+	sbx sh -c 'stat -f -c "%b %S" /tmp'
+	expect_status 2
+	expect_err_contains "$T/work/.agent-sandbox.json:1:20: \"limits.tmp\" raises /tmp to 4 GiB (1 GiB by the default)"
+	approve_config
+	sbx sh -c 'stat -f -c "%b %S" /tmp'
+	expect_status 0
+	set -- $(out)
+	[ $(($1 * $2)) = $((4 << 30)) ] || fail "/tmp is $(($1 * $2)) bytes, not 4 GiB"
 }
 
 test_error_positions_count_lines_and_columns()

@@ -107,6 +107,42 @@ static void config_keeps_defaults_when_file_is_empty_object(void **state)
 	assert_int_equal(cfg.network.allow.len, 3);
 	assert_string_equal(cfg.network.allow.items[0].name, "@agents");
 	assert_int_equal(cfg.files.len, 1);
+	assert_true(cfg.limits.tmp.value == CONFIG_TMP_DEFAULT);
+	assert_true(cfg.limits.pids.value == CONFIG_PIDS_DEFAULT);
+	assert_string_equal(cfg.limits.tmp.origin, "default");
+}
+
+static void config_loads_limits_with_units_and_origins(void **state)
+{
+	static const struct {
+		const char *text;
+		unsigned long long tmp;
+	} cases[] = {
+	    {"\"2G\"", 2ULL << 30},	  {"\"2g\"", 2ULL << 30},	{"\"512M\"", 512ULL << 20},
+	    {"\"512MiB\"", 512ULL << 20}, {"\"1536k\"", 1536ULL << 10}, {"\"1t\"", 1ULL << 40},
+	    {"\"4194304\"", 4194304},	  {"4194304", 4194304},		{"\"3mb\"", 3ULL << 20},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_config_ struct config cfg;
+		config_init(&cfg);
+		_cleanup_error_ struct error err = ERROR_INIT;
+		_cleanup_free_ char *text =
+		    xasprintf("{\"limits\": {\"tmp\": %s, \"pids\": 64}}", cases[i].text);
+		if (load(&cfg, "p.json", text, LAYER_PROJECT, &err) < 0)
+			unit_fail("case %zu: %s", i, err.msg);
+		if (cfg.limits.tmp.value != cases[i].tmp)
+			unit_fail("case %zu: %llu bytes, expected %llu", i, cfg.limits.tmp.value,
+				  cases[i].tmp);
+		assert_true(cfg.limits.pids.value == 64);
+		assert_string_equal(cfg.limits.tmp.origin, "p.json:1:20");
+		assert_int_equal(cfg.limits.tmp.layer, LAYER_PROJECT);
+	}
+	_cleanup_free_ char *a = config_format_size(1ULL << 30);
+	_cleanup_free_ char *b = config_format_size(1536ULL << 10);
+	_cleanup_free_ char *c = config_format_size(1000);
+	assert_string_equal(a, "1 GiB");
+	assert_string_equal(b, "1536 KiB");
+	assert_string_equal(c, "1000 bytes");
 }
 
 static void config_rejects_invalid_text_naming_file_line_and_column(void **state)
@@ -119,7 +155,31 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 	    {"{\"filesytem\": {}}", "1:2",
 	     "unknown key \"filesytem\"; did you mean \"filesystem\"? (expected one of: "
 	     "\"filesystem\", \"docker\", \"read-only\", \"network\", \"commands\", "
-	     "\"secrets\", \"env\", \"audit\")"},
+	     "\"secrets\", \"env\", \"audit\", \"limits\")"},
+	    {"{\"limits\": {\"tmp\": \"2X\"}}", "1:20",
+	     "expected a size like \"1G\" or \"512M\" (k, m, g or t) for \"tmp\", but the "
+	     "unit is not one of k, m, g or t"},
+	    {"{\"limits\": {\"tmp\": \"G\"}}", "1:20",
+	     "expected a size like \"1G\" or \"512M\" (k, m, g or t) for \"tmp\", but it "
+	     "does not start with a number"},
+	    {"{\"limits\": {\"tmp\": \"99999999999999999999k\"}}", "1:20",
+	     "expected a size like \"1G\" or \"512M\" (k, m, g or t) for \"tmp\", but it is "
+	     "too large"},
+	    {"{\"limits\": {\"tmp\": \"17179869184T\"}}", "1:20",
+	     "expected a size like \"1G\" or \"512M\" (k, m, g or t) for \"tmp\", but it is "
+	     "too large"},
+	    {"{\"limits\": {\"tmp\": \"1k\"}}", "1:20", "\"tmp\" must be from 1 MiB to 1 TiB"},
+	    {"{\"limits\": {\"tmp\": -5}}", "1:20",
+	     "expected a size like \"1G\" or \"512M\" (k, m, g or t) for \"tmp\", but it is "
+	     "negative"},
+	    {"{\"limits\": {\"tmp\": true}}", "1:20",
+	     "expected a size like \"1G\" or \"512M\" for \"tmp\", not a boolean"},
+	    {"{\"limits\": {\"pids\": \"100\"}}", "1:21",
+	     "expected a number like 1024 for \"pids\", not a string"},
+	    {"{\"limits\": {\"pids\": 3}}", "1:21", "\"pids\" must be from 16 to 4194304"},
+	    {"{\"limits\": {\"memory\": \"1G\"}}", "1:13",
+	     "unknown key \"memory\" in \"limits\" (expected one of: \"tmp\", \"pids\")"},
+	    {"{\"limits\": 5}", "1:12", "expected an object like"},
 	    {"{\"dockr\": true}", "1:2", "unknown key \"dockr\"; did you mean \"docker\"?"},
 	    {"{\"readonly\": true}", "1:2",
 	     "unknown key \"readonly\"; did you mean \"read-only\"?"},
@@ -433,6 +493,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(config_loads_every_supported_key_with_its_position),
 	    cmocka_unit_test(config_keeps_defaults_when_file_is_empty_object),
+	    cmocka_unit_test(config_loads_limits_with_units_and_origins),
 	    cmocka_unit_test(config_rejects_invalid_text_naming_file_line_and_column),
 	    unit_tmp_test(config_load_file_names_the_file_in_errors),
 	    unit_tmp_test(config_find_picks_the_one_existing_file_and_refuses_both),

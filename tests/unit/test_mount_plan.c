@@ -216,7 +216,8 @@ static void bwrap_render_records_kind_and_read_only_flag(void **state)
 		unsigned flags;
 	} cases[] = {
 	    {"/", MOUNT_BIND, RO},
-	    {"/dev", MOUNT_TMPFS, 0},
+	    {"/dev", MOUNT_TMPFS, RO}, /* bwrap cannot size it: read-only */
+	    {"/dev/shm", MOUNT_TMPFS, 0},
 	    {"/proc", MOUNT_PROC, 0},
 	    {"/proc/sys", MOUNT_PROC, RO | OPT | TRY},
 	    {"/proc/sysrq-trigger", MOUNT_PROC, RO | OPT | TRY},
@@ -260,7 +261,7 @@ static void mount_plan_keeps_only_the_last_mount_at_or_beneath_a_destination(voi
 	mount_plan_bind(&s, MOUNT_READ_ONLY, "/src", &a, "/x/y");
 	mount_plan_bind(&s, 0, "/src", &a, "/x/y/z");
 	mount_plan_bind(&s, 0, "/src", &a, "/xy");
-	mount_plan_tmpfs(&s, "/x");
+	mount_plan_tmpfs(&s, "/x", 1 << 20);
 	mount_plan_bind(&s, MOUNT_READ_ONLY, "/other", &b, "/xy");
 	mount_plan_remount_ro(&s, "/x");
 	assert_int_equal(p.len, 2);
@@ -271,10 +272,12 @@ static void mount_plan_keeps_only_the_last_mount_at_or_beneath_a_destination(voi
 	assert_int_equal(p.items[1].id.ino, 2);
 	assert_int_equal(p.items[1].flags, MOUNT_READ_ONLY);
 	/* The arguments are all there, in order. */
-	assert_int_equal(args.len, 3 * 3 + 2 + 3 + 2);
+	assert_int_equal(args.len, 3 * 3 + 4 + 3 + 2);
 	assert_string_equal(args.items[0], "--ro-bind");
 	assert_string_equal(args.items[3], "--bind");
-	assert_string_equal(args.items[9], "--tmpfs");
+	assert_string_equal(args.items[9], "--size");
+	assert_string_equal(args.items[10], "1048576");
+	assert_string_equal(args.items[11], "--tmpfs");
 	assert_string_equal(args.items[args.len - 2], "--remount-ro");
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -572,10 +573,158 @@ static int load_commands(struct loader *ld, struct json_object *root)
 	return 0;
 }
 
+bool config_parse_size(const char *text, unsigned long long *bytes, const char **why)
+{
+	const char *p = text;
+	if (*p < '0' || *p > '9') {
+		*why = "it does not start with a number";
+		return false;
+	}
+	unsigned long long n = 0;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (ULLONG_MAX - 9) / 10) {
+			*why = "it is too large";
+			return false;
+		}
+		n = n * 10 + (unsigned long long)(*p - '0');
+	}
+	unsigned shift = 0;
+	switch (*p) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	case 't':
+	case 'T':
+		shift = 40;
+		break;
+	}
+	if (shift) {
+		p++;
+		if (*p == 'i' || *p == 'I')
+			p++;
+	}
+	if (*p == 'b' || *p == 'B')
+		p++;
+	if (*p) {
+		*why = "the unit is not one of k, m, g or t";
+		return false;
+	}
+	if (shift && n > (ULLONG_MAX >> shift)) {
+		*why = "it is too large";
+		return false;
+	}
+	*bytes = n << shift;
+	return true;
+}
+
+char *config_format_size(unsigned long long bytes)
+{
+	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+	size_t u = 0;
+	while (u + 1 < ARRAY_SIZE(units) && bytes && !(bytes & 1023)) {
+		bytes >>= 10;
+		u++;
+	}
+	return xasprintf("%llu %s", bytes, units[u]);
+}
+
+/* "tmp": a size, as text with a unit ("2G") or a number of bytes. */
+static int load_limit_size(struct loader *ld, struct json_object *obj, const char *key,
+			   unsigned long long min, unsigned long long max, struct config_limit *out)
+{
+	struct jsonc_pos pos = {0, 0};
+	jsonc_member_pos(obj, key, NULL, &pos);
+	struct json_object *v = json_object_object_get(obj, key);
+	unsigned long long bytes = 0;
+	const char *why = NULL;
+	if (json_object_is_type(v, json_type_int)) {
+		int64_t n = json_object_get_int64(v);
+		if (n < 0)
+			why = "it is negative";
+		bytes = (unsigned long long)n;
+	} else if (json_object_is_type(v, json_type_string)) {
+		config_parse_size(json_object_get_string(v), &bytes, &why);
+	} else {
+		return fail_at(ld, pos,
+			       "expected a size like \"1G\" or \"512M\" for \"%s\", not %s", key,
+			       type_name(v));
+	}
+	if (why)
+		return fail_at(ld, pos,
+			       "expected a size like \"1G\" or \"512M\" (k, m, g or t) for "
+			       "\"%s\", but %s",
+			       key, why);
+	if (bytes < min || bytes > max) {
+		_cleanup_free_ char *lo = config_format_size(min);
+		_cleanup_free_ char *hi = config_format_size(max);
+		return fail_at(ld, pos, "\"%s\" must be from %s to %s", key, lo, hi);
+	}
+	_cleanup_free_ char *origin = origin_at(ld, pos);
+	config_set_limit(out, bytes, ld->layer, origin);
+	strbuf_addf(&ld->summary, ", limits.%s", key);
+	return 0;
+}
+
+static int load_limit_count(struct loader *ld, struct json_object *obj, const char *key,
+			    unsigned long long min, unsigned long long max,
+			    struct config_limit *out)
+{
+	struct jsonc_pos pos = {0, 0};
+	jsonc_member_pos(obj, key, NULL, &pos);
+	struct json_object *v = json_object_object_get(obj, key);
+	if (!json_object_is_type(v, json_type_int))
+		return fail_at(ld, pos, "expected a number like 1024 for \"%s\", not %s", key,
+			       type_name(v));
+	int64_t n = json_object_get_int64(v);
+	if (n < 0 || (unsigned long long)n < min || (unsigned long long)n > max)
+		return fail_at(ld, pos, "\"%s\" must be from %llu to %llu", key, min, max);
+	_cleanup_free_ char *origin = origin_at(ld, pos);
+	config_set_limit(out, (unsigned long long)n, ld->layer, origin);
+	strbuf_addf(&ld->summary, ", limits.%s", key);
+	return 0;
+}
+
+static int load_limits(struct loader *ld, struct json_object *root)
+{
+	static const char *const keys[] = {"tmp", "pids"};
+	struct json_object *lim =
+	    section_object(ld, root, "limits", "{\"tmp\": \"2G\", \"pids\": 512}");
+	if (!lim)
+		return -1;
+	json_object_object_foreach(lim, key, value)
+	{
+		(void)value;
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(lim, key, &kp, NULL);
+		int r;
+		if (!strcmp(key, "tmp"))
+			r = load_limit_size(ld, lim, key, CONFIG_TMP_MIN, CONFIG_TMP_MAX,
+					    &ld->cfg->limits.tmp);
+		else if (!strcmp(key, "pids"))
+			r = load_limit_count(ld, lim, key, CONFIG_PIDS_MIN, CONFIG_PIDS_MAX,
+					     &ld->cfg->limits.pids);
+		else
+			r = unknown_key(ld, kp, key, " in \"limits\"", keys, ARRAY_SIZE(keys));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int load_root(struct loader *ld, struct json_object *root)
 {
-	static const char *const keys[] = {"filesystem", "docker",  "read-only", "network",
-					   "commands",	 "secrets", "env",	 "audit"};
+	static const char *const keys[] = {"filesystem", "docker",   "read-only",
+					   "network",	 "commands", "secrets",
+					   "env",	 "audit",    "limits"};
 
 	if (!json_object_is_type(root, json_type_object))
 		return fail_at(ld, (struct jsonc_pos){1, 1},
@@ -604,6 +753,8 @@ static int load_root(struct loader *ld, struct json_object *root)
 			r = load_bool(ld, root, key, &ld->cfg->audit), handled = true;
 		else if (!strcmp(key, "commands"))
 			r = load_commands(ld, root), handled = true;
+		else if (!strcmp(key, "limits"))
+			r = load_limits(ld, root), handled = true;
 		if (!handled)
 			r = unknown_key(ld, kp, key, "", keys, ARRAY_SIZE(keys));
 		if (r < 0)
@@ -695,6 +846,15 @@ void config_set(struct config_setting *setting, bool value, enum layer layer, co
 	setting->origin = xstrdup(origin);
 }
 
+void config_set_limit(struct config_limit *limit, unsigned long long value, enum layer layer,
+		      const char *origin)
+{
+	free(limit->origin);
+	limit->value = value;
+	limit->layer = layer;
+	limit->origin = xstrdup(origin);
+}
+
 void config_set_network_mode(struct network_config *net, enum network_mode mode, enum layer layer,
 			     const char *origin)
 {
@@ -762,6 +922,8 @@ void config_init(struct config *cfg)
 	config_set(&cfg->audit, true, LAYER_BUILTIN, "default");
 	config_set(&cfg->docker, false, LAYER_BUILTIN, "default");
 	config_set(&cfg->read_only, false, LAYER_BUILTIN, "default");
+	config_set_limit(&cfg->limits.tmp, CONFIG_TMP_DEFAULT, LAYER_BUILTIN, "default");
+	config_set_limit(&cfg->limits.pids, CONFIG_PIDS_DEFAULT, LAYER_BUILTIN, "default");
 	cfg->commands = (struct command_table)COMMAND_TABLE_INIT;
 	command_table_set(&cfg->commands, "git", COMMAND_GIT, NULL, LAYER_BUILTIN, "default");
 	/* Filtered by default: an agent reaches its API, package registries
@@ -799,6 +961,9 @@ void config_release(struct config *cfg)
 	free(cfg->docker.origin);
 	free(cfg->read_only.origin);
 	free(cfg->network.origin);
+	free(cfg->limits.tmp.origin);
+	free(cfg->limits.pids.origin);
+	cfg->limits.tmp.origin = cfg->limits.pids.origin = NULL;
 	net_list_release(&cfg->network.allow);
 	net_list_release(&cfg->network.deny);
 	net_list_release(&cfg->network.localhost);

@@ -46,6 +46,31 @@ struct network_config {
 	struct net_list resolve;   /* names pinned to addresses */
 };
 
+/* A resource limit: a size in bytes or a count. */
+struct config_limit {
+	unsigned long long value;
+	enum layer layer; /* who decided: LAYER_BUILTIN for the default */
+	char *origin;	  /* "<file>:L:C" or "default" */
+};
+
+/* limits: what the sandbox may use of the host. Each setting is a scalar:
+ * the last layer wins. */
+struct config_limits {
+	struct config_limit tmp;  /* bytes of the /tmp tmpfs */
+	struct config_limit pids; /* processes and threads inside */
+};
+
+/* The defaults: enough for builds and test suites, far from what takes a
+ * host down. */
+#define CONFIG_TMP_DEFAULT (1ULL << 30)
+#define CONFIG_PIDS_DEFAULT 1024
+/* The bounds a setting must stay within: a /tmp too small for a compiler's
+ * temporaries, or more pids than the kernel can give, is a typo. */
+#define CONFIG_TMP_MIN (1ULL << 20)
+#define CONFIG_TMP_MAX (1ULL << 40)
+#define CONFIG_PIDS_MIN 16
+#define CONFIG_PIDS_MAX 4194304
+
 struct config_setting {
 	bool value;
 	enum layer layer; /* who decided: LAYER_BUILTIN for the default */
@@ -78,6 +103,7 @@ struct config {
 	struct strv notes;	       /* what each layer contributed, for --debug */
 	struct command_table commands; /* merged by key; default {"git": "@git"} */
 	struct network_config network;
+	struct config_limits limits;
 	struct config_origins origins; /* of presets, secret_* and env_* */
 };
 
@@ -110,6 +136,15 @@ void config_list_add(struct strv *list, struct strv *origins, const char *value,
 		     const char *origin);
 
 void config_set(struct config_setting *setting, bool value, enum layer layer, const char *origin);
+void config_set_limit(struct config_limit *limit, unsigned long long value, enum layer layer,
+		      const char *origin);
+
+/* Parses a size: digits with an optional k, m or g (binary units, either
+ * case, an optional trailing "b" or "ib"). On failure returns false and sets
+ * *why to what is wrong. */
+bool config_parse_size(const char *text, unsigned long long *bytes, const char **why);
+/* "1 GiB", "64 MiB", "1536 KiB" or "123 bytes": the largest unit that is exact. */
+char *config_format_size(unsigned long long bytes);
 
 void config_set_network_mode(struct network_config *net, enum network_mode mode, enum layer layer,
 			     const char *origin);

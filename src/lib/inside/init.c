@@ -9,6 +9,7 @@
  * command directly when it shares the terminal's process group. */
 #include "inside/init.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,6 +91,7 @@ struct command_hardening {
 	size_t writable_len;
 	uint16_t *tcp_connect;
 	size_t tcp_connect_len;
+	unsigned pids; /* 0: no limit */
 };
 
 /* The layers that hold the command but not the init: the init keeps its
@@ -121,6 +124,28 @@ static void restrict_command(const struct command_hardening *cl)
 		die("%s", err.msg);
 }
 
+/* The sandbox's own user namespace makes RLIMIT_NPROC count only the
+ * processes of this uid in it, that is, the sandbox's: the host's processes
+ * of the same user are counted against the limit of the host's namespace,
+ * not this one. The processes here already (the init and this child) come
+ * on top. The kernel does not apply it to uid 0 of the host. */
+static void limit_pids(unsigned pids)
+{
+	if (!pids)
+		return;
+	rlim_t present = 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		die("counting the sandbox's processes: %s", strerror(errno));
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
+			present++;
+	closedir(d);
+	struct rlimit rl = {.rlim_cur = pids + present, .rlim_max = pids + present};
+	if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+		die("limiting the number of processes: %s", strerror(errno));
+}
+
 static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long ignored,
 				   const sigset_t *original_mask,
 				   const struct command_hardening *cl)
@@ -133,6 +158,7 @@ static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long 
 	sigprocmask(SIG_SETMASK, original_mask, NULL);
 	if (dup2(stderr_fd, STDERR_FILENO) < 0)
 		_exit(EXIT_SETUP);
+	limit_pids(cl->pids);
 	restrict_command(cl);
 
 	execvp(command[0], command);
@@ -230,6 +256,8 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 			landlock_off = true;
 		else if (!strcmp(argv[arg], ALLOW_UNIX_ARG))
 			cl.allow_unix = true;
+		else if (!strncmp(argv[arg], PIDS_ARG, strlen(PIDS_ARG)))
+			cl.pids = (unsigned)parse_number(argv[arg] + strlen(PIDS_ARG), 1 << 22);
 		else
 			die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
 	}

@@ -5,7 +5,7 @@
 #pragma once
 
 /* argv: SANDBOX_SELF SANDBOX_INIT_ARG READY_FD STDERR_FD IGNORED_MASK
- * --mounts=FD [--forward=SPEC] (--landlock-rw=PATH... [--landlock-connect=PORT...] |
+ * --mounts=FD [--forward=SPEC] [--pids=N] (--landlock-rw=PATH... [--landlock-connect=PORT...] |
  * --no-landlock) -- CMD...
  * Never returns. */
 /* The sealed memfd with the mount plan (mount_plan.h): the init checks
@@ -18,6 +18,8 @@
 /* With the filtered network the command may not create unix sockets,
  * unless the policy exposes one on purpose (--docker). */
 #define ALLOW_UNIX_ARG "--allow-unix"
+/* How many processes the command may have at once (RLIMIT_NPROC). */
+#define PIDS_ARG "--pids="
 
 _Noreturn void sandbox_init_main(int argc, char **argv);
 

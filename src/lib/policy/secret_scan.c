@@ -18,12 +18,22 @@
 
 #define DIRENT_BUF_SIZE (32 * 1024)
 #define NPMRC_READ_MAX (64 * 1024)
+/* Directories held open at once, from the top. */
+#define SCAN_HELD_FDS 64
+/* A path of 4,096 bytes has at most 2,048 components. */
+#define SCAN_MAX_DEPTH 2048
+
+/* The directory entries of one directory, as getdents64 returns them. */
+struct listing {
+	char *data;
+	size_t alloc;
+};
 
 struct walker {
 	const struct secret_scan_options *opts;
 	struct secret_scan_result *out;
 	struct strbuf path;
-	char **bufs; /* one getdents buffer per depth, reused across directories */
+	struct listing *bufs; /* one per depth, reused across directories */
 	size_t bufs_len;
 	struct error *err;
 };
@@ -106,74 +116,131 @@ static void check_file(struct walker *w, int dirfd, const char *name, size_t len
 	add_match(w, p ? p->text : SECRET_NPMRC_REASON);
 }
 
-static int walk(struct walker *w, int dirfd, size_t depth)
+/* Reads the whole directory into the buffer of this depth: the walk may
+ * have to close the directory before it is done with its entries. */
+static int walk(struct walker *w, int *dirfd, size_t depth);
+
+static ssize_t read_listing(struct walker *w, int dirfd, size_t depth)
 {
 	if (depth == w->bufs_len) {
 		w->bufs = xreallocarray(w->bufs, depth + 1, sizeof(*w->bufs));
-		w->bufs[depth] = xmalloc(DIRENT_BUF_SIZE);
+		w->bufs[depth] = (struct listing){0};
 		w->bufs_len = depth + 1;
 	}
-	char *buf = w->bufs[depth];
-	w->out->dirs++;
+	struct listing *l = &w->bufs[depth];
+	size_t len = 0;
 	for (;;) {
-		ssize_t n = getdents64(dirfd, buf, DIRENT_BUF_SIZE);
+		if (l->alloc - len < DIRENT_BUF_SIZE) {
+			l->alloc = l->alloc ? l->alloc * 2 : DIRENT_BUF_SIZE;
+			l->data = xrealloc(l->data, l->alloc);
+		}
+		ssize_t n = getdents64(dirfd, l->data + len, l->alloc - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return error_errno(w->err, ERROR_SETUP, errno, "scanning %s for secrets",
 					   w->path.buf);
 		if (n == 0)
-			return 0;
-		for (ssize_t off = 0; off < n;) {
-			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			off += d->d_reclen;
-			const char *name = d->d_name;
-			if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
-				continue;
-			size_t len = strlen(name);
-			unsigned char type = d->d_type;
-			if (type == DT_UNKNOWN) {
-				/* Some filesystems do not fill d_type. */
-				struct stat st;
-				if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-					continue;
-				type = S_ISDIR(st.st_mode)   ? DT_DIR
-				       : S_ISLNK(st.st_mode) ? DT_LNK
-				       : S_ISREG(st.st_mode) ? DT_REG
-							     : DT_UNKNOWN;
-			}
-			size_t mark = w->path.len;
-			if (!(mark == 1 && w->path.buf[0] == '/'))
-				strbuf_addch(&w->path, '/');
-			strbuf_add(&w->path, name, len);
-			if (len == 4 && !memcmp(name, ".git", 4) && type != DT_UNKNOWN)
-				strv_push(&w->out->git_entries, w->path.buf);
-			if (type != DT_DIR) {
-				w->out->files++;
-				check_file(w, dirfd, name, len, type);
-				strbuf_setlen(&w->path, mark);
-				continue;
-			}
-			if (pattern_set_match(w->opts->skip, name) ||
-			    is_replaced_in_sandbox(&w->path)) {
-				strbuf_setlen(&w->path, mark);
-				continue;
-			}
-			_cleanup_close_ int fd =
-			    openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0 && (errno == EACCES || errno == ENOENT || errno == ELOOP ||
-				       errno == ENOTDIR)) {
-				/* Unreadable, or gone or replaced since we listed it. */
-				w->out->unreadable++;
-			} else if (fd < 0) {
-				return error_errno(w->err, ERROR_SETUP, errno,
-						   "scanning %s for secrets", w->path.buf);
-			} else if (walk(w, fd, depth + 1) < 0) {
-				return -1;
-			}
-			strbuf_setlen(&w->path, mark);
-		}
+			return (ssize_t)len;
+		len += (size_t)n;
 	}
+}
+
+/* Below SCAN_HELD_FDS levels a directory is closed while its
+ * subdirectory is walked, and opened again through the subdirectory's
+ * "..": a 1,000-deep tree must not take 1,000 descriptors. The directory
+ * found there must be the one left, or the tree was moved meanwhile and
+ * the rest of its entries could be anywhere. */
+static int descend(struct walker *w, int *dirfd, const char *name, size_t depth)
+{
+	int fd = openat(*dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == ENOENT || errno == ELOOP || errno == ENOTDIR)) {
+		/* Unreadable, or gone or replaced since we listed it. */
+		w->out->unreadable++;
+		return 0;
+	}
+	if (fd < 0)
+		return error_errno(w->err, ERROR_SETUP, errno, "scanning %s for secrets",
+				   w->path.buf);
+	if (depth + 1 < SCAN_HELD_FDS) {
+		int r = walk(w, &fd, depth + 1);
+		close(fd);
+		return r;
+	}
+	struct stat here;
+	if (fstat(*dirfd, &here) < 0) {
+		int saved = errno;
+		close(fd);
+		return error_errno(w->err, ERROR_SETUP, saved, "scanning %s for secrets",
+				   w->path.buf);
+	}
+	close(*dirfd);
+	*dirfd = -1;
+	int r = walk(w, &fd, depth + 1);
+	if (r == 0) {
+		*dirfd = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat back;
+		if (*dirfd < 0 || fstat(*dirfd, &back) < 0)
+			r = error_errno(w->err, ERROR_SETUP, errno, "scanning %s for secrets",
+					w->path.buf);
+		else if (back.st_dev != here.st_dev || back.st_ino != here.st_ino)
+			r = error_set(w->err, ERROR_SETUP,
+				      "scanning %s for secrets: the directory was moved while it "
+				      "was scanned",
+				      w->path.buf);
+	}
+	close(fd);
+	return r;
+}
+
+static int walk(struct walker *w, int *dirfd, size_t depth)
+{
+	if (depth >= SCAN_MAX_DEPTH)
+		/* Deeper than any path the sandbox could mount: a secret
+		 * there could not be masked, so the run stops. */
+		return error_set(w->err, ERROR_SETUP,
+				 "scanning %s for secrets: more than %d directories deep",
+				 w->path.buf, SCAN_MAX_DEPTH);
+	w->out->dirs++;
+	ssize_t n = read_listing(w, *dirfd, depth);
+	if (n < 0)
+		return -1;
+	/* Entries are read from the buffer while deeper levels use theirs. */
+	for (ssize_t off = 0; off < n;) {
+		struct dirent64 *d = (struct dirent64 *)(w->bufs[depth].data + off);
+		off += d->d_reclen;
+		const char *name = d->d_name;
+		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+			continue;
+		size_t len = strlen(name);
+		unsigned char type = d->d_type;
+		if (type == DT_UNKNOWN) {
+			/* Some filesystems do not fill d_type. */
+			struct stat st;
+			if (fstatat(*dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			type = S_ISDIR(st.st_mode)   ? DT_DIR
+			       : S_ISLNK(st.st_mode) ? DT_LNK
+			       : S_ISREG(st.st_mode) ? DT_REG
+						     : DT_UNKNOWN;
+		}
+		size_t mark = w->path.len;
+		if (!(mark == 1 && w->path.buf[0] == '/'))
+			strbuf_addch(&w->path, '/');
+		strbuf_add(&w->path, name, len);
+		if (len == 4 && !memcmp(name, ".git", 4) && type != DT_UNKNOWN)
+			strv_push(&w->out->git_entries, w->path.buf);
+		if (type != DT_DIR) {
+			w->out->files++;
+			check_file(w, *dirfd, name, len, type);
+		} else if (!pattern_set_match(w->opts->skip, name) &&
+			   !is_replaced_in_sandbox(&w->path) &&
+			   descend(w, dirfd, name, depth) < 0) {
+			return -1;
+		}
+		strbuf_setlen(&w->path, mark);
+	}
+	return 0;
 }
 
 int secret_scan(const char *root, const struct secret_scan_options *opts,
@@ -185,9 +252,9 @@ int secret_scan(const char *root, const struct secret_scan_options *opts,
 		return error_errno(err, ERROR_SETUP, errno, "scanning %s for secrets", root);
 	struct walker w = {.opts = opts, .out = out, .path = STRBUF_INIT, .err = err};
 	strbuf_addstr(&w.path, root);
-	int r = walk(&w, fd, 0);
+	int r = walk(&w, &fd, 0);
 	for (size_t i = 0; i < w.bufs_len; i++)
-		free(w.bufs[i]);
+		free(w.bufs[i].data);
 	free(w.bufs);
 	strbuf_release(&w.path);
 	if (r < 0)

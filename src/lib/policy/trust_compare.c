@@ -79,6 +79,23 @@ static void compare_settings(struct comparison *c)
 		loosens(c, a->audit.origin, "\"audit\": false turns the audit log off");
 }
 
+/* Limits only tighten: a project may lower one, raising it gives the
+ * command more of the host. */
+static void compare_limits(struct comparison *c)
+{
+	const struct config_limits *b = &c->before->limits, *a = &c->after->limits;
+	if (a->tmp.layer == LAYER_PROJECT && a->tmp.value > b->tmp.value) {
+		_cleanup_free_ char *now = config_format_size(a->tmp.value);
+		_cleanup_free_ char *was = config_format_size(b->tmp.value);
+		loosens(c, a->tmp.origin, "\"limits.tmp\" raises /tmp to %s (%s by %s)", now, was,
+			decided_by(b->tmp.layer, b->tmp.origin));
+	}
+	if (a->pids.layer == LAYER_PROJECT && a->pids.value > b->pids.value)
+		loosens(c, a->pids.origin,
+			"\"limits.pids\" raises the process limit to %llu (%llu by %s)",
+			a->pids.value, b->pids.value, decided_by(b->pids.layer, b->pids.origin));
+}
+
 /* A preset removed takes its rules away; the policy comparison sees what
  * that shows, this names the "!@x" that did it. */
 static void compare_presets(struct comparison *c)
@@ -485,6 +502,7 @@ void trust_compare(struct trust_check *tc, const struct trust_side *before,
 	struct comparison c = {
 	    .tc = tc, .before = before->cfg, .after = after->cfg, .cwd = cwd, .home = home};
 	compare_settings(&c);
+	compare_limits(&c);
 	compare_presets(&c);
 	compare_rw_text(&c);
 	if (before->policy && after->policy)

@@ -1,5 +1,6 @@
 /* This file turns a plan into bwrap arguments, in mount order: the host root
- * read-only, fresh /dev /proc /tmp /run, agent-sandbox's own directory, then
+ * read-only, fresh /dev /proc /tmp /run (every tmpfs with a size, /dev
+ * read-only as bwrap cannot size it), agent-sandbox's own directory, then
  * the access table with every directory before its contents, and last the
  * remounts that make excluded directories read-only (they must come after
  * anything mounted inside them). */
@@ -42,6 +43,11 @@ static void render_audit_socket(const struct bwrap_input *plan, struct mount_sin
 				AUDIT_SOCKET_INSIDE);
 }
 
+static unsigned long long tmp_size(const struct bwrap_input *plan)
+{
+	return plan->tmp_size ? plan->tmp_size : BWRAP_TMP_DEFAULT;
+}
+
 static const char *const proc_covered[] = {"sys", "sysrq-trigger", "irq", "bus"};
 
 static void render_base(const struct bwrap_input *plan, struct mount_sink *out)
@@ -58,9 +64,16 @@ static void render_base(const struct bwrap_input *plan, struct mount_sink *out)
 			mount_plan_bind(out, root && root->level == ACCESS_RW ? 0 : MOUNT_READ_ONLY,
 					"/", &plan->root_id, "/");
 			break;
-		case BASE_DEV:
+		case BASE_DEV: {
+			/* bwrap's --dev takes no --size: the tmpfs stays
+			 * read-only (made so at the end, after anything
+			 * mounted into it), and the one place programs write
+			 * to, shm, is a tmpfs of its own with a size. */
 			mount_plan_dev(out, m->path);
+			_cleanup_free_ char *shm = xasprintf("%s/shm", m->path);
+			mount_plan_tmpfs(out, shm, BWRAP_SHM_SIZE);
 			break;
+		}
 		case BASE_PROC:
 			mount_plan_proc(out, m->path);
 			/* A sandbox run by root is uid 0 inside, and the
@@ -73,13 +86,15 @@ static void render_base(const struct bwrap_input *plan, struct mount_sink *out)
 			}
 			break;
 		case BASE_TMPFS:
-			mount_plan_tmpfs(out, m->path);
+			mount_plan_tmpfs(out, m->path,
+					 !strcmp(m->path, "/tmp") ? tmp_size(plan)
+								  : BWRAP_RUN_SIZE);
 			break;
 		}
 	}
 	if (plan->runtime_dir) {
 		add2(out->args, "--perms", "0700");
-		mount_plan_tmpfs(out, plan->runtime_dir);
+		mount_plan_tmpfs(out, plan->runtime_dir, BWRAP_RUN_SIZE);
 	}
 
 	if (plan->nested)
@@ -89,7 +104,7 @@ static void render_base(const struct bwrap_input *plan, struct mount_sink *out)
 		 * init would refuse this bind rather than trust it. */
 		mount_plan_bind(out, MOUNT_READ_ONLY, SANDBOX_DIR, NULL, SANDBOX_DIR);
 	else
-		mount_plan_tmpfs(out, SANDBOX_DIR);
+		mount_plan_tmpfs(out, SANDBOX_DIR, BWRAP_SMALL_SIZE);
 	mount_plan_bind(out, MOUNT_READ_ONLY, plan->self_exe, &plan->self_id, SANDBOX_SELF);
 	render_audit_socket(plan, out);
 }
@@ -112,7 +127,7 @@ static void render_entries(const struct bwrap_input *plan, struct mount_sink *ou
 			break;
 		case ACCESS_EXCLUDE:
 			if (e->is_dir)
-				mount_plan_tmpfs(out, e->path);
+				mount_plan_tmpfs(out, e->path, BWRAP_SMALL_SIZE);
 			else
 				mount_plan_bind(out, MOUNT_READ_ONLY, plan->empty_file,
 						&plan->empty_id, e->path);
@@ -214,6 +229,10 @@ size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mo
 	if (!plan->nested)
 		add3(args, "--chmod", "0111", SANDBOX_DIR);
 	mount_plan_remount_ro(&out, SANDBOX_DIR);
+	/* Not recursive: /dev/shm, /dev/pts and the devices stay as they are. */
+	for (size_t i = 0; i < policy_base_mounts_len; i++)
+		if (policy_base_mounts[i].kind == BASE_DEV)
+			mount_plan_remount_ro(&out, policy_base_mounts[i].path);
 
 	for (char *const *e = plan->loader_env; e && *e; e++) {
 		_cleanup_free_ char *name = xstrndup(*e, strcspn(*e, "="));
@@ -235,6 +254,8 @@ size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mo
 	strv_pushf(args, "%d", plan->stderr_fd);
 	strv_pushf(args, "%#lx", plan->ignored_signals);
 	strv_pushf(args, "%s%d", MOUNT_PLAN_ARG, plan->mounts_fd);
+	if (plan->pids)
+		strv_pushf(args, "%s%u", PIDS_ARG, plan->pids);
 	if (plan->net)
 		strv_push_owned(args, forward_spec(plan->net));
 	render_landlock(plan, args);

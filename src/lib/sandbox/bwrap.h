@@ -48,7 +48,17 @@ struct bwrap_input {
 	bool allow_unix;		     /* keep unix sockets for the command (--docker) */
 	char *const *loader_env;	     /* NAME=VALUE set only inside (env_split_loader) */
 	const struct hardening *hardening;   /* Landlock for the init to apply; NULL: none */
+	unsigned long long tmp_size;	     /* bytes of /tmp; 0: BWRAP_TMP_DEFAULT */
+	unsigned pids;			     /* processes the command may have; 0: no limit */
 };
+
+/* Every tmpfs has a size, or it may take half of the host's memory (and
+ * each one again). /tmp's comes from the config; the others hold sockets,
+ * runtime files and POSIX shared memory, and get a fixed small one. */
+#define BWRAP_TMP_DEFAULT (1ULL << 30)
+#define BWRAP_RUN_SIZE (64ULL << 20)
+#define BWRAP_SHM_SIZE (64ULL << 20)
+#define BWRAP_SMALL_SIZE (16ULL << 20)
 
 /* Appends the arguments (without the leading "bwrap") and returns the index
  * of the "--" that ends bwrap's options: bwrap reads options from --args but

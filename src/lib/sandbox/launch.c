@@ -20,6 +20,7 @@
 #include "sandbox/bwrap.h"
 #include "sandbox/mount_plan.h"
 #include "sandbox/nested.h"
+#include "sandbox/pids_cgroup.h"
 #include "sandbox/rundir.h"
 #include "sandbox/seccomp.h"
 #include "sandbox/supervise.h"
@@ -342,6 +343,8 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	    .allow_unix = s->cfg.docker.value,
 	    .loader_env = strv_array(&l->loader_env),
 	    .mounts_fd = l->mounts_fd,
+	    .tmp_size = s->limits.tmp_bytes,
+	    .pids = s->limits.pids,
 	};
 	if (!dry_run && identify_sources(&in, &l->net.net, err) < 0)
 		return -1;
@@ -410,6 +413,18 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 		return -1;
 	if (mount_plan_memfd_seal(l.mounts_fd, &l.mounts, err) < 0)
 		return -1;
+	/* The kernel does not apply RLIMIT_NPROC to the host's root: a pids
+	 * cgroup, where one can be had, holds the limit instead. bwrap and
+	 * the init count too. */
+	_cleanup_pids_cgroup_ struct pids_cgroup cg = PIDS_CGROUP_INIT;
+	if (geteuid() == 0 && s->limits.pids &&
+	    pids_cgroup_create(&cg, s->limits.pids + PIDS_CGROUP_OVERHEAD, err) < 0)
+		return -1;
+	output_debug("limits: pids %u (%s)", s->limits.pids,
+		     cg.dir	      ? cg.dir
+		     : geteuid() == 0 ? "none: the kernel exempts uid 0 from RLIMIT_NPROC and no "
+					"pids cgroup could be made"
+				      : "RLIMIT_NPROC in the sandbox's user namespace");
 	struct supervise_request req = {
 	    .bwrap = l.bwrap,
 	    .mounts_fd = l.mounts_fd,
@@ -421,6 +436,7 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 	    .err = io->err,
 	    .seccomp_fd = l.seccomp_fd,
 	    .new_session = l.new_session,
+	    .cgroup_procs_fd = cg.procs_fd,
 	};
 	if (l.net.proxy)
 		req.sources[req.sources_len++] = (struct supervise_source){

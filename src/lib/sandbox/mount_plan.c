@@ -84,8 +84,10 @@ static void add_fresh(struct mount_sink *s, const char *op, const char *dest, en
 	plan_add(s->plan, dest, kind, 0, NULL);
 }
 
-void mount_plan_tmpfs(struct mount_sink *s, const char *dest)
+void mount_plan_tmpfs(struct mount_sink *s, const char *dest, unsigned long long size)
 {
+	strv_push(s->args, "--size");
+	strv_pushf(s->args, "%llu", size);
 	add_fresh(s, "--tmpfs", dest, MOUNT_TMPFS);
 }
 

@@ -64,8 +64,9 @@ struct mount_sink {
  * (MOUNT_READ_ONLY, MOUNT_TRY). */
 void mount_plan_bind(struct mount_sink *s, unsigned flags, const char *source,
 		     const struct file_id *id, const char *dest);
-/* --tmpfs, --dev (a tmpfs with device nodes bound in) and --proc. */
-void mount_plan_tmpfs(struct mount_sink *s, const char *dest);
+/* --tmpfs of at most size bytes (bwrap's --size), --dev (a tmpfs with
+ * device nodes bound in, which bwrap cannot size) and --proc. */
+void mount_plan_tmpfs(struct mount_sink *s, const char *dest, unsigned long long size);
 void mount_plan_dev(struct mount_sink *s, const char *dest);
 void mount_plan_proc(struct mount_sink *s, const char *dest);
 /* procfs bound from the host (-try), to cover a part of a fresh /proc. */

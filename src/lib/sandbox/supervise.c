@@ -23,6 +23,7 @@
 #include "base/cleanup.h"
 #include "base/io.h"
 #include "inside/init.h"
+#include "sandbox/pids_cgroup.h"
 #include "base/strbuf.h"
 #include "base/term_escape.h"
 #include "base/xalloc.h"
@@ -109,6 +110,11 @@ static _Noreturn void exec_bwrap(struct supervisor *sv, const struct supervise_r
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	sigprocmask(SIG_SETMASK, original_mask, NULL);
+	/* Before bwrap exists: no process of the sandbox is outside. */
+	if (req->cgroup_procs_fd >= 0 && pids_cgroup_enter(req->cgroup_procs_fd) < 0) {
+		dprintf(STDERR_FILENO, "entering the pids cgroup: %s\n", strerror(errno));
+		_exit(127);
+	}
 
 	execve(req->bwrap, argv, req->envp);
 	/* Unchecked: this child exits 127 either way, and stderr is the only

@@ -35,9 +35,10 @@ struct supervise_request {
 	size_t command_start; /* index of the "--" before the command */
 	char **envp;
 	int in, out, err;
-	int seccomp_fd;	  /* inherited by bwrap, or -1 */
-	int mounts_fd;	  /* the mount plan, inherited through bwrap by the init */
-	bool new_session; /* the sandbox has its own session (no terminal) */
+	int seccomp_fd;	     /* inherited by bwrap, or -1 */
+	int mounts_fd;	     /* the mount plan, inherited through bwrap by the init */
+	bool new_session;    /* the sandbox has its own session (no terminal) */
+	int cgroup_procs_fd; /* bwrap starts in this cgroup (pids_cgroup.h), or -1 */
 	/* Other event sources served while the sandbox runs (the network
 	 * proxy, the guard): ready(ctx) when fd is readable. */
 	struct supervise_source sources[SUPERVISE_SOURCES_MAX];

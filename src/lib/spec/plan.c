@@ -422,6 +422,8 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 		return -1;
 	hardening_plan(&s->hardening, &s->policy, s->cfg.network.mode == NETWORK_FILTERED);
 	s->allow_degraded = req->allow_degraded;
+	s->limits.tmp_bytes = s->cfg.limits.tmp.value;
+	s->limits.pids = (unsigned)s->cfg.limits.pids.value;
 	for (char *const *a = req->command; a && *a; a++)
 		strv_push(&s->command, *a);
 	return 0;

@@ -51,13 +51,15 @@ struct sandbox_request {
 	char *const *command;	      /* argv of what runs inside; may be empty */
 };
 
-/* Resource limits for the sandbox. None is set by anything yet: every
- * backend reads them from here once workspaces give them a source. */
+/* Resource limits for the sandbox, from the config's "limits" (pids and
+ * tmp have defaults; the others are not set by anything yet). Every
+ * backend reads them from here. */
 struct sandbox_limits {
 	unsigned long long memory_bytes; /* 0: no limit */
 	unsigned cpus_milli;		 /* 0: no limit */
 	unsigned pids;			 /* 0: no limit */
 	unsigned timeout_s;		 /* 0: no limit */
+	unsigned long long tmp_bytes;	 /* size of /tmp; 0: the backend's default */
 };
 
 struct sandbox_spec {
