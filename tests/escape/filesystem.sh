@@ -290,6 +290,29 @@ test_credentials_and_history_moved_by_xdg_variables_read_as_empty()
 	expect_content "$HOME/xdg-config/git/credentials" token
 }
 
+test_password_hashes_and_ssh_host_keys_read_as_empty()
+{
+	# As root the host's /etc/shadow is readable without the mask; as
+	# another user it stays unreadable, and the mask must not break the
+	# run. A host key is planted (as root) since this host may have none.
+	key=""
+	if [ "$(id -u)" -eq 0 ] && [ -d /etc/ssh ]; then
+		key=/etc/ssh/ssh_host_agentsandboxtest${T##*.}_key
+		echo host-private-key >"$key" && chmod 600 "$key" || fail "could not plant $key"
+	fi
+	before=$(cat /etc/shadow 2>/dev/null | sha256sum)
+	sbx sh -c 'for f in /etc/shadow /etc/gshadow /etc/shadow- /etc/gshadow- \
+		/etc/ssh/ssh_host_*_key /proc/self/root/etc/shadow /etc/../etc/shadow; do
+		[ -e "$f" ] && cat "$f" 2>/dev/null
+		echo x 2>/dev/null >"$f" && echo "wrote $f"
+	done; grep -rl host-private-key /etc/ssh 2>/dev/null; echo end'
+	[ -z "$key" ] || { cat "$key" >"$T/key-after"; rm -f "$key"; }
+	expect_status 0
+	expect_out "end"
+	[ "$(cat /etc/shadow 2>/dev/null | sha256sum)" = "$before" ] || fail "/etc/shadow changed"
+	[ -z "$key" ] || [ "$(cat "$T/key-after")" = host-private-key ] || fail "the host key changed"
+}
+
 test_writing_outside_the_project_is_refused()
 {
 	make_guarded_project
