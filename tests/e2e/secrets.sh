@@ -29,11 +29,73 @@ deep/a/b/c/.env.local|.env.*
 keys/server.KEY|*.key
 certs/client.p12|*.p12
 home/.ssh/id_rsa|id_rsa*
-home/.ssh/id_ed25519.pub|id_ed25519*
+home/.ssh/id_ed25519|id_ed25519*
+keys/id_ecdsa|id_ecdsa*
+keys/id_ed25519_sk|id_ed25519*
+keys/id_dsa|id_dsa*
 aws/credentials|*credentials*
 k8s/db-secret.yaml|*secret*
 .netrc|.netrc
+certs/client.PFX|*.pfx
+android/release.jks|*.jks
+android/debug.keystore|*.keystore
+infra/terraform.tfstate|*.tfstate
+infra/terraform.tfstate.backup|*.tfstate.backup
+infra/prod.tfvars|*.tfvars
+deploy/kubeconfig|kubeconfig
+.pypirc|.pypirc
+config/production.env|*.env
+.envrc|.envrc
+sub/.envrc|.envrc
 CASES
+}
+
+test_public_keys_and_id_source_files_stay_readable()
+{
+	make_files keys/id_rsa.pub keys/id_ed25519.pub src/id_map.go src/id_utils.js
+	sbx cat keys/id_rsa.pub keys/id_ed25519.pub src/id_map.go src/id_utils.js
+	expect_status 0
+	expect_out "secret-keys/id_rsa.pub
+secret-keys/id_ed25519.pub
+secret-src/id_map.go
+secret-src/id_utils.js"
+}
+
+test_id_file_holding_a_private_key_is_masked_whatever_its_key_type()
+{
+	mkdir keys
+	printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaA==\n' >keys/id_deploy
+	printf 'PuTTY-User-Key-File-3: ssh-ed25519\n' >keys/id_work.ppk
+	printf -- '-----BEGIN RSA PRIVATE KEY-----\n' >keys/ID_CI
+	sbx sh -c 'cat keys/id_deploy keys/id_work.ppk keys/ID_CI; echo end'
+	expect_status 0
+	expect_out "end"
+	sbx policy
+	expect_out_contains "$T/work/keys/id_deploy  (pattern \"id_* holding a private key\")"
+}
+
+test_yarnrc_is_masked_only_when_it_holds_an_auth_token()
+{
+	printf 'nodeLinker: node-modules\n' >.yarnrc.yml
+	mkdir tok ident scoped
+	printf 'npmAuthToken: "npm_abc"\n' >tok/.yarnrc.yml
+	printf 'npmAuthIdent: "user:pass"\n' >ident/.yarnrc.yml
+	printf 'npmScopes:\n  corp:\n    npmAuthToken: "xyz"\n' >scoped/.yarnrc.yml
+	sbx sh -c 'cat .yarnrc.yml tok/.yarnrc.yml ident/.yarnrc.yml scoped/.yarnrc.yml'
+	expect_status 0
+	expect_out "nodeLinker: node-modules"
+	sbx --debug true
+	expect_err_contains "secrets: masked $T/work/tok/.yarnrc.yml (pattern \".yarnrc.yml holding credentials\")"
+}
+
+test_envrc_stays_masked_though_agent_configs_protect_it()
+{
+	# .envrc is also an @agent-configs file (read-only); the secret mask
+	# must win over that read-only rule, not the other way round.
+	echo 'export API_TOKEN=hunter2' >.envrc
+	sbx sh -c 'cat .envrc; echo x >.envrc; cat .envrc; echo end'
+	expect_out "end"
+	expect_content .envrc 'export API_TOKEN=hunter2'
 }
 
 test_secret_files_cannot_be_written()

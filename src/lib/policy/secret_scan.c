@@ -1,7 +1,7 @@
 /* This file walks the working directory looking for secret files by name.
- * It only reads: directories (getdents64), and the first bytes of .npmrc
- * files. It never follows a symlink into a directory, so a link to / or to
- * home cannot make the walk leave the tree or loop. */
+ * It only reads: directories (getdents64), and the first bytes of the few
+ * files that are secrets by content (.npmrc, .yarnrc.yml, id_*). It never follows a symlink into a
+ * directory, so a link to / or to home cannot make the walk leave the tree or loop. */
 #include "policy/secret_scan.h"
 
 #include <dirent.h>
@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,7 +18,7 @@
 #include "base/xalloc.h"
 
 #define DIRENT_BUF_SIZE (32 * 1024)
-#define NPMRC_READ_MAX (64 * 1024)
+#define CONTENT_READ_MAX (64 * 1024)
 
 struct walker {
 	const struct secret_scan_options *opts;
@@ -41,10 +42,52 @@ static void add_match(struct walker *w, const char *pattern)
 	};
 }
 
-/* npm keeps registry tokens in .npmrc as `//host/:_authToken=...`, `_auth`
- * or `_password`; a .npmrc without them only configures registries, and
- * masking it would break installs for nothing. */
-static bool npmrc_holds_credentials(int dirfd, const char *name)
+/* Files that are secrets only by what they hold, so that masking every one
+ * of them would break projects for nothing: npm keeps registry tokens in
+ * .npmrc as `//host/:_authToken=...`, `_auth` or `_password`, Yarn (2 and
+ * later) in .yarnrc.yml as npmAuthToken or npmAuthIdent; a file without
+ * them only configures registries. Any other "id_*" (the known key types
+ * are masked by name) is an SSH key when it holds a private key, and a
+ * source file such as id_map.go otherwise. */
+struct content_rule {
+	const char *reason;
+	bool (*name_matches)(const char *name, size_t len);
+	const char *needles[3];
+	/* A file larger than what is read is masked: its tail was not seen. */
+	bool mask_when_large;
+};
+
+static bool is_npmrc(const char *name, size_t len)
+{
+	return len == 6 && !memcmp(name, ".npmrc", 6);
+}
+
+static bool is_yarnrc(const char *name, size_t len)
+{
+	return len == 11 && !memcmp(name, ".yarnrc.yml", 11);
+}
+
+static bool is_key_like(const char *name, size_t len)
+{
+	return len > 3 && !strncasecmp(name, "id_", 3) &&
+	       !(len > 4 && !strcasecmp(name + len - 4, ".pub"));
+}
+
+static const struct content_rule content_rules[] = {
+    {SECRET_NPMRC_REASON, is_npmrc, {"_auth", "_password", NULL}, true},
+    {SECRET_YARNRC_REASON, is_yarnrc, {"npmAuthToken", "npmAuthIdent", NULL}, true},
+    {SECRET_KEY_REASON, is_key_like, {"PRIVATE KEY-----", "PuTTY-User-Key-File", NULL}, false},
+};
+
+static const struct content_rule *content_rule_for(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(content_rules); i++)
+		if (content_rules[i].name_matches(name, len))
+			return &content_rules[i];
+	return NULL;
+}
+
+static bool content_holds_credentials(int dirfd, const char *name, const struct content_rule *rule)
 {
 	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
@@ -52,10 +95,10 @@ static bool npmrc_holds_credentials(int dirfd, const char *name)
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return false;
-	_cleanup_free_ char *buf = xmalloc(NPMRC_READ_MAX + 1);
+	_cleanup_free_ char *buf = xmalloc(CONTENT_READ_MAX + 1);
 	size_t len = 0;
-	while (len < NPMRC_READ_MAX) {
-		ssize_t n = read(fd, buf + len, NPMRC_READ_MAX - len);
+	while (len < CONTENT_READ_MAX) {
+		ssize_t n = read(fd, buf + len, CONTENT_READ_MAX - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -63,9 +106,10 @@ static bool npmrc_holds_credentials(int dirfd, const char *name)
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
-	/* Also when the file is larger than we read: better masked. */
-	return memmem(buf, len, "_auth", 5) || memmem(buf, len, "_password", 9) ||
-	       len == NPMRC_READ_MAX;
+	for (size_t i = 0; i < ARRAY_SIZE(rule->needles) && rule->needles[i]; i++)
+		if (memmem(buf, len, rule->needles[i], strlen(rule->needles[i])))
+			return true;
+	return rule->mask_when_large && len == CONTENT_READ_MAX;
 }
 
 /* Running from / must not walk the kernel's own trees, nor the directories
@@ -86,8 +130,9 @@ static void check_file(struct walker *w, int dirfd, const char *name, size_t len
 {
 	const struct secret_scan_options *o = w->opts;
 	const struct pattern *p = pattern_set_match(o->patterns, name);
-	bool npmrc = !p && o->check_npmrc && len == 6 && !memcmp(name, ".npmrc", 6);
-	if (!p && !npmrc)
+	const struct content_rule *rule =
+	    !p && o->check_content ? content_rule_for(name, len) : NULL;
+	if (!p && !rule)
 		return;
 	if (pattern_set_match(o->allow, name))
 		return;
@@ -101,9 +146,9 @@ static void check_file(struct walker *w, int dirfd, const char *name, size_t len
 	} else if (type != DT_REG) {
 		return;
 	}
-	if (npmrc && !npmrc_holds_credentials(dirfd, name))
+	if (rule && !content_holds_credentials(dirfd, name, rule))
 		return;
-	add_match(w, p ? p->text : SECRET_NPMRC_REASON);
+	add_match(w, p ? p->text : rule->reason);
 }
 
 static int walk(struct walker *w, int dirfd, size_t depth)
