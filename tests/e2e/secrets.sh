@@ -147,6 +147,54 @@ test_scan_does_not_follow_symlinked_directories_out_of_the_tree()
 	expect_out_contains "secret files       0 masked"
 }
 
+test_env_in_a_symlinked_directory_the_scan_skips_is_masked_through_the_link()
+{
+	# The scan does not enter node_modules or a configured skip, but a
+	# link to a directory there shows its files in the project.
+	make_files node_modules/@corp/conf/.env vendor/shared/prod.pem
+	ln -s node_modules/@corp/conf conf
+	ln -s vendor/shared shared
+	echo '{"secrets": {"skip": ["vendor"]}}' >.agent-sandbox.json
+	approve_config
+	sbx sh -c 'cat conf/.env shared/prod.pem "$PWD/conf/.env"; echo end'
+	expect_status 0
+	expect_out "end"
+	sbx policy
+	expect_out_contains "secret files       2 masked"
+	expect_out_contains "$T/work/conf/.env  (pattern \".env\")"
+	expect_content node_modules/@corp/conf/.env "secret-node_modules/@corp/conf/.env"
+}
+
+test_symlinked_directory_loops_are_followed_once()
+{
+	make_files vendor/a/.env
+	ln -s vendor/a a1
+	ln -s vendor/a a2
+	ln -s .. vendor/a/up
+	ln -s . vendor/a/self
+	ln -s ../.. vendor/a/root
+	ln -s . here
+	echo '{"secrets": {"skip": ["vendor"]}}' >.agent-sandbox.json
+	approve_config
+	sbx policy
+	expect_status 0
+	expect_out_contains "secret files       1 masked"
+	sbx sh -c 'cat a2/.env a1/self/self/.env; echo end'
+	expect_out "end"
+}
+
+test_symlink_named_like_a_skipped_directory_is_not_followed()
+{
+	make_files deps/pkg/cacert.pem
+	echo '{"secrets": {"skip": ["deps"]}}' >.agent-sandbox.json
+	approve_config
+	mkdir lib
+	ln -s ../deps lib/deps
+	sbx cat lib/deps/pkg/cacert.pem
+	expect_status 0
+	expect_out "secret-deps/pkg/cacert.pem"
+}
+
 test_skipped_directories_are_not_scanned()
 {
 	make_files node_modules/pkg/.env .git/secret-thing vendor/.env

@@ -1,7 +1,9 @@
 /* This file walks the working directory looking for secret files by name.
  * It only reads: directories (getdents64), and the first bytes of the few
- * files that are secrets by content (.npmrc, .yarnrc.yml, id_*). It never follows a symlink into a
- * directory, so a link to / or to home cannot make the walk leave the tree or loop. */
+ * files that are secrets by content (.npmrc, .yarnrc.yml, id_*). It follows
+ * a symlink into a directory only when the directory lies inside the tree
+ * and the walk would not otherwise enter it, once each, so that a link to /
+ * or to home cannot make the walk leave the tree or loop. */
 #include "policy/secret_scan.h"
 
 #include <dirent.h>
@@ -16,6 +18,7 @@
 #include "base/cleanup.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "policy/path.h"
 
 #define DIRENT_BUF_SIZE (32 * 1024)
 #define CONTENT_READ_MAX (64 * 1024)
@@ -26,6 +29,11 @@ struct walker {
 	struct strbuf path;
 	char **bufs; /* one getdents buffer per depth, reused across directories */
 	size_t bufs_len;
+	const char *root;
+	/* Resolved directories entered through a symlink: each is walked
+	 * once, and a link back into one of them (a loop) is not followed. */
+	struct strv followed;
+	size_t following; /* how many followed links the walk is beneath */
 	struct error *err;
 };
 
@@ -151,6 +159,62 @@ static void check_file(struct walker *w, int dirfd, const char *name, size_t len
 	add_match(w, p ? p->text : rule->reason);
 }
 
+static int walk(struct walker *w, int dirfd, size_t depth);
+
+/* Whether the walk enters the resolved directory `dir` (inside the root) by
+ * itself: not when one of its directories on the way down from the root is
+ * skipped (node_modules, a configured skip). */
+static bool walked_anyway(const struct walker *w, const char *dir)
+{
+	const char *rel = dir + strlen(w->root);
+	while (*rel == '/')
+		rel++;
+	while (*rel) {
+		size_t len = strcspn(rel, "/");
+		_cleanup_free_ char *name = xstrndup(rel, len);
+		if (pattern_set_match(w->opts->skip, name))
+			return false;
+		rel += len;
+		while (*rel == '/')
+			rel++;
+	}
+	return true;
+}
+
+/* A symlink to a directory (w->path): the sandbox shows that directory's
+ * files under the link's name, and the masks, placed at resolved paths,
+ * cover them there too. Only a directory inside the root that the walk
+ * would not enter by itself, and not one already followed, is walked. */
+static int follow_link(struct walker *w, size_t depth)
+{
+	_cleanup_free_ char *target = realpath(w->path.buf, NULL);
+	if (!target || !path_is_within(target, w->root) || walked_anyway(w, target))
+		return 0;
+	for (size_t i = 0; i < w->followed.len; i++)
+		if (path_is_within(target, w->followed.items[i]))
+			return 0;
+	_cleanup_close_ int fd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		w->out->unreadable++;
+		return 0;
+	}
+	strv_push(&w->followed, target);
+	w->following++;
+	int r = walk(w, fd, depth + 1);
+	w->following--;
+	return r;
+}
+
+/* Beneath a followed link, a directory may be one followed already (a link
+ * to its parent climbs back over it): it is not walked twice. */
+static bool already_followed(const struct walker *w)
+{
+	if (!w->following)
+		return false;
+	_cleanup_free_ char *resolved = realpath(w->path.buf, NULL);
+	return resolved && strv_contains(&w->followed, resolved);
+}
+
 static int walk(struct walker *w, int dirfd, size_t depth)
 {
 	if (depth == w->bufs_len) {
@@ -193,6 +257,19 @@ static int walk(struct walker *w, int dirfd, size_t depth)
 			strbuf_add(&w->path, name, len);
 			if (len == 4 && !memcmp(name, ".git", 4) && type != DT_UNKNOWN)
 				strv_push(&w->out->git_entries, w->path.buf);
+			struct stat st;
+			if (type == DT_LNK && fstatat(dirfd, name, &st, 0) == 0 &&
+			    S_ISDIR(st.st_mode)) {
+				/* A link named node_modules is skipped as the
+				 * directory would be. */
+				int r = pattern_set_match(w->opts->skip, name)
+					    ? 0
+					    : follow_link(w, depth);
+				strbuf_setlen(&w->path, mark);
+				if (r < 0)
+					return -1;
+				continue;
+			}
 			if (type != DT_DIR) {
 				w->out->files++;
 				check_file(w, dirfd, name, len, type);
@@ -200,7 +277,7 @@ static int walk(struct walker *w, int dirfd, size_t depth)
 				continue;
 			}
 			if (pattern_set_match(w->opts->skip, name) ||
-			    is_replaced_in_sandbox(&w->path)) {
+			    is_replaced_in_sandbox(&w->path) || already_followed(w)) {
 				strbuf_setlen(&w->path, mark);
 				continue;
 			}
@@ -228,13 +305,19 @@ int secret_scan(const char *root, const struct secret_scan_options *opts,
 	_cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return error_errno(err, ERROR_SETUP, errno, "scanning %s for secrets", root);
-	struct walker w = {.opts = opts, .out = out, .path = STRBUF_INIT, .err = err};
+	struct walker w = {.opts = opts,
+			   .out = out,
+			   .path = STRBUF_INIT,
+			   .root = root,
+			   .followed = STRV_INIT,
+			   .err = err};
 	strbuf_addstr(&w.path, root);
 	int r = walk(&w, fd, 0);
 	for (size_t i = 0; i < w.bufs_len; i++)
 		free(w.bufs[i]);
 	free(w.bufs);
 	strbuf_release(&w.path);
+	strv_release(&w.followed);
 	if (r < 0)
 		secret_scan_result_release(out);
 	return r;
