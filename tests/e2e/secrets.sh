@@ -195,6 +195,47 @@ test_symlink_named_like_a_skipped_directory_is_not_followed()
 	expect_out "secret-deps/pkg/cacert.pem"
 }
 
+# A clone of $HOME/upstream in the working directory, with a token in a
+# second remote's URL and in an insteadOf section.
+make_repo_with_url_tokens()
+{
+	git init -q "$HOME/upstream" &&
+		git -C "$HOME/upstream" -c user.name=u -c user.email=u@x commit -q --allow-empty -m one &&
+		git clone -q "$HOME/upstream" . &&
+		git remote add gh https://user:ghp_TOKEN1@github.com/o/r.git &&
+		git config url."https://x-access-token:TOKEN2@github.com/".insteadOf https://github.com/ ||
+		fail "could not make the repository"
+	cp .git/config "$T/config-before"
+}
+
+test_git_config_is_shown_without_url_credentials_and_git_still_works()
+{
+	make_repo_with_url_tokens
+	git -C "$HOME/upstream" -c user.name=u -c user.email=u@x commit -q --allow-empty -m two
+	sbx sh -c 'cat .git/config; git remote -v; git config --get-regexp "^url\."
+		git status --short && git log --oneline | wc -l &&
+		git fetch -q origin && git log --oneline origin/HEAD | wc -l'
+	expect_status 0
+	expect_out_lacks TOKEN
+	expect_out_contains "gh	https://github.com/o/r.git (fetch)"
+	expect_out_contains "url.https://github.com/.insteadof https://github.com/"
+	expect_out_contains "fetch = +refs/heads/*:refs/remotes/origin/*"
+	[ "$(tail -2 "$T/out")" = "1
+2" ] || fail "git log or fetch inside failed: $(tail -2 "$T/out")"
+	cmp -s .git/config "$T/config-before" || fail "the host's .git/config changed"
+	sbx --debug true
+	expect_err_contains "git: $T/work/.git/config shown without the credentials of 2 URLs"
+}
+
+test_git_config_without_credentials_is_the_host_file()
+{
+	git init -q . && git remote add origin https://github.com/o/r.git
+	sbx --debug sh -c 'cat .git/config'
+	expect_status 0
+	expect_out_contains "url = https://github.com/o/r.git"
+	expect_err_lacks "shown without the credentials"
+}
+
 test_skipped_directories_are_not_scanned()
 {
 	make_files node_modules/pkg/.env .git/secret-thing vendor/.env

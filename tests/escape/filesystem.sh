@@ -313,6 +313,44 @@ test_password_hashes_and_ssh_host_keys_read_as_empty()
 	[ -z "$key" ] || [ "$(cat "$T/key-after")" = host-private-key ] || fail "the host key changed"
 }
 
+test_url_tokens_in_git_configs_stay_out_of_reach()
+{
+	# The working directory's repository, read from a subdirectory (git
+	# finds it above), and a second repository beneath the project.
+	git init -q . && git remote add origin https://user:TOKEN-top@github.com/o/r.git &&
+		mkdir -p sub nested && git init -q nested &&
+		git -C nested remote add origin https://TOKEN-nested@gitlab.example/o/r.git ||
+		fail "could not make the repositories"
+	cp .git/config "$T/top-before"
+	cp nested/.git/config "$T/nested-before"
+	for dir in . sub; do
+		cd "$T/work/$dir" || fail "no $dir"
+		sbx sh -c 'top=$1
+			cat "$top/.git/config" "/proc/self/root$top/.git/config" \
+				"$top/.git/../.git/config"
+			git -C "$top" config --list --show-origin
+			# Only the working directory shows the nested repository.
+			[ -d "$top/nested" ] && cat "$top/nested/.git/config" &&
+				git -C "$top/nested" remote -v
+			git -C "$top" config remote.origin.url https://evil.example/ 2>/dev/null && echo rewrote
+			rm -f "$top/.git/config" 2>/dev/null && echo removed
+			mv "$top/.git/config" "$top/.git/away" 2>/dev/null && echo renamed
+			ln "$top/.git/config" "$top/hard" 2>/dev/null && cat "$top/hard"
+			true' sh "$T/work"
+		cd "$T/work" || fail "no working directory"
+		expect_status 0
+		expect_out_lacks TOKEN
+		expect_out_lacks rewrote
+		expect_out_lacks removed
+		expect_out_lacks renamed
+		expect_out_contains "url = https://github.com/o/r.git"
+		[ "$dir" = sub ] ||
+			expect_out_contains "origin	https://gitlab.example/o/r.git (fetch)"
+	done
+	cmp -s .git/config "$T/top-before" || fail "the host's .git/config changed"
+	cmp -s nested/.git/config "$T/nested-before" || fail "nested/.git/config changed"
+}
+
 test_writing_outside_the_project_is_refused()
 {
 	make_guarded_project

@@ -23,6 +23,14 @@ struct sandbox_net {
 	size_t localhost_len;
 };
 
+/* A file shown read-only at dest in place of the host's: a copy of it
+ * that the run made, identified like every other bound source. */
+struct bwrap_copy {
+	const char *dest;
+	const char *source;
+	struct file_id id;
+};
+
 struct bwrap_input {
 	const struct policy *policy;
 	bool host_network;	       /* share the host's network namespace */
@@ -48,6 +56,8 @@ struct bwrap_input {
 	bool allow_unix;		     /* keep unix sockets for the command (--docker) */
 	char *const *loader_env;	     /* NAME=VALUE set only inside (env_split_loader) */
 	const struct hardening *hardening;   /* Landlock for the init to apply; NULL: none */
+	const struct bwrap_copy *copies;     /* shown in place of the host's files */
+	size_t copies_len;
 };
 
 /* Appends the arguments (without the leading "bwrap") and returns the index
