@@ -227,6 +227,20 @@ test_git_config_is_shown_without_url_credentials_and_git_still_works()
 	expect_err_contains "git: $T/work/.git/config shown without the credentials of 2 URLs"
 }
 
+test_global_git_configs_are_shown_without_url_credentials()
+{
+	mkdir -p "$HOME/.config/git"
+	printf '[url "https://x-access-token:TOKEN3@github.com/"]\n\tinsteadOf = https://github.com/\n[user]\n\tname = u\n' >"$HOME/.gitconfig"
+	printf '[credential "https://ci:TOKEN4@git.example"]\n\tusername = ci\n' >"$HOME/.config/git/config"
+	cp "$HOME/.gitconfig" "$T/global-before"
+	sbx sh -c 'cat "$HOME/.gitconfig" "$HOME/.config/git/config"; git config --global --list'
+	expect_status 0
+	expect_out_lacks TOKEN
+	expect_out_contains "url.https://github.com/.insteadof=https://github.com/"
+	expect_out_contains "[credential \"https://git.example\"]"
+	cmp -s "$HOME/.gitconfig" "$T/global-before" || fail "the host's ~/.gitconfig changed"
+}
+
 test_git_config_without_credentials_is_the_host_file()
 {
 	git init -q . && git remote add origin https://github.com/o/r.git

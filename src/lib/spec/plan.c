@@ -362,15 +362,10 @@ bool sandbox_spec_trust_refused(const struct sandbox_spec *s)
 
 #define GIT_CONFIG_MAX (4 * 1024 * 1024)
 
-/* One repository's config, when its URLs carry credentials and the sandbox
+/* One git config file, when its URLs carry credentials and the sandbox
  * shows the file at all. */
-static void add_git_config_copy(struct sandbox_spec *s, struct strv *seen, const char *dir)
+static void add_git_config_copy(struct sandbox_spec *s, struct strv *seen, const char *file)
 {
-	struct git_repo repo;
-	if (!git_repo_find(dir, &repo))
-		return;
-	_cleanup_free_ char *file = xasprintf("%s/config", repo.common);
-	git_repo_release(&repo);
 	_cleanup_free_ char *path = realpath(file, NULL);
 	if (!path || strv_contains(seen, path))
 		return;
@@ -397,17 +392,38 @@ static void add_git_config_copy(struct sandbox_spec *s, struct strv *seen, const
 		     removed == 1 ? "" : "s");
 }
 
-/* The repositories a git inside reads: the working directory's (which may
- * lie above it) and every one beneath it that the secret scan met. */
-static void plan_git_config_copies(struct sandbox_spec *s)
+static void add_repo_config_copy(struct sandbox_spec *s, struct strv *seen, const char *dir)
+{
+	struct git_repo repo;
+	if (!git_repo_find(dir, &repo))
+		return;
+	_cleanup_free_ char *file = xasprintf("%s/config", repo.common);
+	git_repo_release(&repo);
+	add_git_config_copy(s, seen, file);
+}
+
+/* The config files a git inside reads: the user's (~/.gitconfig and the XDG
+ * one, where an insteadOf often carries a CI token), the working
+ * directory's repository's (which may lie above it) and that of every
+ * repository beneath it that the secret scan met. */
+static void plan_git_config_copies(struct sandbox_spec *s, char *const *envp)
 {
 	_cleanup_strv_ struct strv seen = STRV_INIT;
-	add_git_config_copy(s, &seen, s->cwd);
+	if (s->home) {
+		_cleanup_free_ char *global = xasprintf("%s/.gitconfig", s->home);
+		add_git_config_copy(s, &seen, global);
+		const char *xdg = env_get(envp, "XDG_CONFIG_HOME");
+		_cleanup_free_ char *xdg_config = xdg && xdg[0] == '/'
+						      ? xasprintf("%s/git/config", xdg)
+						      : xasprintf("%s/.config/git/config", s->home);
+		add_git_config_copy(s, &seen, xdg_config);
+	}
+	add_repo_config_copy(s, &seen, s->cwd);
 	const struct strv *entries = &s->secrets.found.git_entries;
 	for (size_t i = 0; i < entries->len; i++) {
 		_cleanup_free_ char *dir = xstrdup(entries->items[i]);
 		*strrchr(dir, '/') = '\0';
-		add_git_config_copy(s, &seen, dir);
+		add_repo_config_copy(s, &seen, dir);
 	}
 }
 
@@ -475,7 +491,7 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	if (build_wrappers(s, envp, err) < 0)
 		return -1;
 	hardening_plan(&s->hardening, &s->policy, s->cfg.network.mode == NETWORK_FILTERED);
-	plan_git_config_copies(s);
+	plan_git_config_copies(s, envp);
 	s->allow_degraded = req->allow_degraded;
 	for (char *const *a = req->command; a && *a; a++)
 		strv_push(&s->command, *a);
