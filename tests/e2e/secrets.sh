@@ -225,6 +225,11 @@ test_git_config_is_shown_without_url_credentials_and_git_still_works()
 	cmp -s .git/config "$T/config-before" || fail "the host's .git/config changed"
 	sbx --debug true
 	expect_err_contains "git: $T/work/.git/config shown without the credentials of 2 URLs"
+	# The copy lives in a private directory of the run, gone afterwards.
+	mkdir -m 700 "$T/xdg"
+	XDG_RUNTIME_DIR="$T/xdg" sbx sh -c 'grep -c "url = https://github.com/o/r.git" .git/config'
+	expect_out 1
+	[ -z "$(find "$T/xdg" -name 'copies-*')" ] || fail "the copy was left behind"
 }
 
 test_global_git_configs_are_shown_without_url_credentials()

@@ -269,7 +269,8 @@ static void launch_release(struct launch *l)
 	audit_close(&l->audit);
 	if (l->seccomp_fd >= 0)
 		close(l->seccomp_fd);
-	for (size_t i = 0; i < l->copy_files.len; i++)
+	/* A dry run made none: its names are only shown. */
+	for (size_t i = 0; l->copies_dir && i < l->copy_files.len; i++)
 		unlink(l->copy_files.items[i]);
 	if (l->copies_dir)
 		rmdir(l->copies_dir);
