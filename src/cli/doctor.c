@@ -392,14 +392,17 @@ static const char *pick_read_only(const struct sandbox_spec *s)
 	return "/usr"; /* the host root is read-only inside */
 }
 
-/* An excluded path that has something in it on the host, so that seeing
- * nothing inside proves the exclusion. */
-static const char *pick_excluded(const struct sandbox_spec *s)
+/* An excluded path that has something in it on the host and that we can
+ * read there, so that seeing nothing inside proves the exclusion; one in
+ * the home directory first (the credentials), before /etc/shadow and the
+ * like, which only root can read anyway. */
+static const char *pick_excluded_in(const struct sandbox_spec *s, const char *under)
 {
 	for (size_t i = 0; i < s->policy.len; i++) {
 		const struct access_entry *e = &s->policy.entries[i];
 		struct stat st;
-		if (e->level != ACCESS_EXCLUDE || stat(e->path, &st) < 0)
+		if (e->level != ACCESS_EXCLUDE || (under && !path_is_within(e->path, under)) ||
+		    access(e->path, R_OK) < 0 || stat(e->path, &st) < 0)
 			continue;
 		if (S_ISREG(st.st_mode) && st.st_size > 0)
 			return e->path;
@@ -415,6 +418,12 @@ static const char *pick_excluded(const struct sandbox_spec *s)
 		}
 	}
 	return NULL;
+}
+
+static const char *pick_excluded(const struct sandbox_spec *s)
+{
+	const char *in_home = s->home ? pick_excluded_in(s, s->home) : NULL;
+	return in_home ? in_home : pick_excluded_in(s, NULL);
 }
 
 /* Reads "ok NAME: ..." and "FAIL NAME: ..." lines into the checklist, and

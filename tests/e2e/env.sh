@@ -17,10 +17,52 @@ test_secret_looking_names_are_dropped()
 	done
 }
 
+test_password_key_auth_and_dsn_names_are_dropped()
+{
+	for name in DATABASE_URL DB_PASS SMTP_PASSWD OPENAI_APIKEY MYAPIKEYVALUE BASIC_AUTH \
+		DOCKER_AUTH_CONFIG NPM_CONFIG__AUTH NGROK_AUTHTOKEN SECRET SECRETS_FILE TOKEN \
+		token SENTRY_DSN; do
+		env "$name=v" "$AS" sh -c "$show" sh "$name" >"$T/out" 2>"$T/err" </dev/null
+		expect_out "$name=unset"
+	done
+}
+
+test_url_variables_are_dropped_only_when_they_carry_a_password()
+{
+	REDIS_URL='redis://user:hunter2@cache:6379/0' \
+		MIRROR_URL='https://deploy:tok@git.example/repo.git?x=1' \
+		API_URL='https://api.example/v1' GIT_URL='ssh://git@github.com/o/r.git' \
+		DOCS_URL='https://docs.example/a:b@c' QUERY_URL='https://h.example/?u=a:b@c' \
+		sbx sh -c "$show" sh REDIS_URL MIRROR_URL API_URL GIT_URL DOCS_URL QUERY_URL
+	expect_status 0
+	expect_out "REDIS_URL=unset
+MIRROR_URL=unset
+API_URL=https://api.example/v1
+GIT_URL=ssh://git@github.com/o/r.git
+DOCS_URL=https://docs.example/a:b@c
+QUERY_URL=https://h.example/?u=a:b@c"
+	REDIS_URL='redis://user:hunter2@cache:6379/0' sbx --debug true
+	expect_err_contains "env: dropped REDIS_URL: looks like a secret (*_URL with user:password@)"
+	! grep -q hunter2 "$T/err" || fail "the value was printed"
+}
+
+test_new_secret_names_are_kept_when_allowed()
+{
+	echo '{"env": {"allow": ["DATABASE_URL", "REDIS_URL"]}}' >.agent-sandbox.json
+	approve_config
+	DATABASE_URL=postgres://u:p@db/x REDIS_URL=redis://u:p@c/0 \
+		sbx sh -c "$show" sh DATABASE_URL REDIS_URL
+	expect_status 0
+	expect_out "DATABASE_URL=postgres://u:p@db/x
+REDIS_URL=redis://u:p@c/0"
+}
+
 test_ordinary_names_pass_through()
 {
-	TERM=xterm LANG=C.UTF-8 MY_VAR=m KEYBOARD=k TOKENIZER_PATH=t \
-		sbx sh -c "$show" sh HOME PATH TERM LANG MY_VAR KEYBOARD TOKENIZER_PATH
+	# GIT_AUTHOR_* must reach commits inside: "*_AUTH*" is not a pattern.
+	TERM=xterm LANG=C.UTF-8 MY_VAR=m KEYBOARD=k TOKENIZER_PATH=t GIT_AUTHOR_NAME=a \
+		PASSAGE=p SSH_ASKPASS=/bin/true sbx sh -c "$show" sh HOME PATH TERM LANG MY_VAR \
+		KEYBOARD TOKENIZER_PATH GIT_AUTHOR_NAME PASSAGE SSH_ASKPASS
 	expect_status 0
 	expect_out "HOME=$HOME
 PATH=$PATH
@@ -28,7 +70,10 @@ TERM=xterm
 LANG=C.UTF-8
 MY_VAR=m
 KEYBOARD=k
-TOKENIZER_PATH=t"
+TOKENIZER_PATH=t
+GIT_AUTHOR_NAME=a
+PASSAGE=p
+SSH_ASKPASS=/bin/true"
 }
 
 test_allowed_names_are_kept()

@@ -29,11 +29,73 @@ deep/a/b/c/.env.local|.env.*
 keys/server.KEY|*.key
 certs/client.p12|*.p12
 home/.ssh/id_rsa|id_rsa*
-home/.ssh/id_ed25519.pub|id_ed25519*
+home/.ssh/id_ed25519|id_ed25519*
+keys/id_ecdsa|id_ecdsa*
+keys/id_ed25519_sk|id_ed25519*
+keys/id_dsa|id_dsa*
 aws/credentials|*credentials*
 k8s/db-secret.yaml|*secret*
 .netrc|.netrc
+certs/client.PFX|*.pfx
+android/release.jks|*.jks
+android/debug.keystore|*.keystore
+infra/terraform.tfstate|*.tfstate
+infra/terraform.tfstate.backup|*.tfstate.backup
+infra/prod.tfvars|*.tfvars
+deploy/kubeconfig|kubeconfig
+.pypirc|.pypirc
+config/production.env|*.env
+.envrc|.envrc
+sub/.envrc|.envrc
 CASES
+}
+
+test_public_keys_and_id_source_files_stay_readable()
+{
+	make_files keys/id_rsa.pub keys/id_ed25519.pub src/id_map.go src/id_utils.js
+	sbx cat keys/id_rsa.pub keys/id_ed25519.pub src/id_map.go src/id_utils.js
+	expect_status 0
+	expect_out "secret-keys/id_rsa.pub
+secret-keys/id_ed25519.pub
+secret-src/id_map.go
+secret-src/id_utils.js"
+}
+
+test_id_file_holding_a_private_key_is_masked_whatever_its_key_type()
+{
+	mkdir keys
+	printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaA==\n' >keys/id_deploy
+	printf 'PuTTY-User-Key-File-3: ssh-ed25519\n' >keys/id_work.ppk
+	printf -- '-----BEGIN RSA PRIVATE KEY-----\n' >keys/ID_CI
+	sbx sh -c 'cat keys/id_deploy keys/id_work.ppk keys/ID_CI; echo end'
+	expect_status 0
+	expect_out "end"
+	sbx policy
+	expect_out_contains "$T/work/keys/id_deploy  (pattern \"id_* holding a private key\")"
+}
+
+test_yarnrc_is_masked_only_when_it_holds_an_auth_token()
+{
+	printf 'nodeLinker: node-modules\n' >.yarnrc.yml
+	mkdir tok ident scoped
+	printf 'npmAuthToken: "npm_abc"\n' >tok/.yarnrc.yml
+	printf 'npmAuthIdent: "user:pass"\n' >ident/.yarnrc.yml
+	printf 'npmScopes:\n  corp:\n    npmAuthToken: "xyz"\n' >scoped/.yarnrc.yml
+	sbx sh -c 'cat .yarnrc.yml tok/.yarnrc.yml ident/.yarnrc.yml scoped/.yarnrc.yml'
+	expect_status 0
+	expect_out "nodeLinker: node-modules"
+	sbx --debug true
+	expect_err_contains "secrets: masked $T/work/tok/.yarnrc.yml (pattern \".yarnrc.yml holding credentials\")"
+}
+
+test_envrc_stays_masked_though_agent_configs_protect_it()
+{
+	# .envrc is also an @agent-configs file (read-only); the secret mask
+	# must win over that read-only rule, not the other way round.
+	echo 'export API_TOKEN=hunter2' >.envrc
+	sbx sh -c 'cat .envrc; echo x >.envrc; cat .envrc; echo end'
+	expect_out "end"
+	expect_content .envrc 'export API_TOKEN=hunter2'
 }
 
 test_secret_files_cannot_be_written()
@@ -83,6 +145,114 @@ test_scan_does_not_follow_symlinked_directories_out_of_the_tree()
 	expect_status 0
 	expect_out_lacks "elsewhere"
 	expect_out_contains "secret files       0 masked"
+}
+
+test_env_in_a_symlinked_directory_the_scan_skips_is_masked_through_the_link()
+{
+	# The scan does not enter node_modules or a configured skip, but a
+	# link to a directory there shows its files in the project.
+	make_files node_modules/@corp/conf/.env vendor/shared/prod.pem
+	ln -s node_modules/@corp/conf conf
+	ln -s vendor/shared shared
+	echo '{"secrets": {"skip": ["vendor"]}}' >.agent-sandbox.json
+	approve_config
+	sbx sh -c 'cat conf/.env shared/prod.pem "$PWD/conf/.env"; echo end'
+	expect_status 0
+	expect_out "end"
+	sbx policy
+	expect_out_contains "secret files       2 masked"
+	expect_out_contains "$T/work/conf/.env  (pattern \".env\")"
+	expect_content node_modules/@corp/conf/.env "secret-node_modules/@corp/conf/.env"
+}
+
+test_symlinked_directory_loops_are_followed_once()
+{
+	make_files vendor/a/.env
+	ln -s vendor/a a1
+	ln -s vendor/a a2
+	ln -s .. vendor/a/up
+	ln -s . vendor/a/self
+	ln -s ../.. vendor/a/root
+	ln -s . here
+	echo '{"secrets": {"skip": ["vendor"]}}' >.agent-sandbox.json
+	approve_config
+	sbx policy
+	expect_status 0
+	expect_out_contains "secret files       1 masked"
+	sbx sh -c 'cat a2/.env a1/self/self/.env; echo end'
+	expect_out "end"
+}
+
+test_symlink_named_like_a_skipped_directory_is_not_followed()
+{
+	make_files deps/pkg/cacert.pem
+	echo '{"secrets": {"skip": ["deps"]}}' >.agent-sandbox.json
+	approve_config
+	mkdir lib
+	ln -s ../deps lib/deps
+	sbx cat lib/deps/pkg/cacert.pem
+	expect_status 0
+	expect_out "secret-deps/pkg/cacert.pem"
+}
+
+# A clone of $HOME/upstream in the working directory, with a token in a
+# second remote's URL and in an insteadOf section.
+make_repo_with_url_tokens()
+{
+	git init -q "$HOME/upstream" &&
+		git -C "$HOME/upstream" -c user.name=u -c user.email=u@x commit -q --allow-empty -m one &&
+		git clone -q "$HOME/upstream" . &&
+		git remote add gh https://user:ghp_TOKEN1@github.com/o/r.git &&
+		git config url."https://x-access-token:TOKEN2@github.com/".insteadOf https://github.com/ ||
+		fail "could not make the repository"
+	cp .git/config "$T/config-before"
+}
+
+test_git_config_is_shown_without_url_credentials_and_git_still_works()
+{
+	make_repo_with_url_tokens
+	git -C "$HOME/upstream" -c user.name=u -c user.email=u@x commit -q --allow-empty -m two
+	sbx sh -c 'cat .git/config; git remote -v; git config --get-regexp "^url\."
+		git status --short && git log --oneline | wc -l &&
+		git fetch -q origin && git log --oneline origin/HEAD | wc -l'
+	expect_status 0
+	expect_out_lacks TOKEN
+	expect_out_contains "gh	https://github.com/o/r.git (fetch)"
+	expect_out_contains "url.https://github.com/.insteadof https://github.com/"
+	expect_out_contains "fetch = +refs/heads/*:refs/remotes/origin/*"
+	[ "$(tail -2 "$T/out")" = "1
+2" ] || fail "git log or fetch inside failed: $(tail -2 "$T/out")"
+	cmp -s .git/config "$T/config-before" || fail "the host's .git/config changed"
+	sbx --debug true
+	expect_err_contains "git: $T/work/.git/config shown without the credentials of 2 URLs"
+	# The copy lives in a private directory of the run, gone afterwards.
+	mkdir -m 700 "$T/xdg"
+	XDG_RUNTIME_DIR="$T/xdg" sbx sh -c 'grep -c "url = https://github.com/o/r.git" .git/config'
+	expect_out 1
+	[ -z "$(find "$T/xdg" -name 'copies-*')" ] || fail "the copy was left behind"
+}
+
+test_global_git_configs_are_shown_without_url_credentials()
+{
+	mkdir -p "$HOME/.config/git"
+	printf '[url "https://x-access-token:TOKEN3@github.com/"]\n\tinsteadOf = https://github.com/\n[user]\n\tname = u\n' >"$HOME/.gitconfig"
+	printf '[credential "https://ci:TOKEN4@git.example"]\n\tusername = ci\n' >"$HOME/.config/git/config"
+	cp "$HOME/.gitconfig" "$T/global-before"
+	sbx sh -c 'cat "$HOME/.gitconfig" "$HOME/.config/git/config"; git config --global --list'
+	expect_status 0
+	expect_out_lacks TOKEN
+	expect_out_contains "url.https://github.com/.insteadof=https://github.com/"
+	expect_out_contains "[credential \"https://git.example\"]"
+	cmp -s "$HOME/.gitconfig" "$T/global-before" || fail "the host's ~/.gitconfig changed"
+}
+
+test_git_config_without_credentials_is_the_host_file()
+{
+	git init -q . && git remote add origin https://github.com/o/r.git
+	sbx --debug sh -c 'cat .git/config'
+	expect_status 0
+	expect_out_contains "url = https://github.com/o/r.git"
+	expect_err_lacks "shown without the credentials"
 }
 
 test_skipped_directories_are_not_scanned()

@@ -290,6 +290,67 @@ test_credentials_and_history_moved_by_xdg_variables_read_as_empty()
 	expect_content "$HOME/xdg-config/git/credentials" token
 }
 
+test_password_hashes_and_ssh_host_keys_read_as_empty()
+{
+	# As root the host's /etc/shadow is readable without the mask; as
+	# another user it stays unreadable, and the mask must not break the
+	# run. A host key is planted (as root) since this host may have none.
+	key=""
+	if [ "$(id -u)" -eq 0 ] && [ -d /etc/ssh ]; then
+		key=/etc/ssh/ssh_host_agentsandboxtest${T##*.}_key
+		echo host-private-key >"$key" && chmod 600 "$key" || fail "could not plant $key"
+	fi
+	before=$(cat /etc/shadow 2>/dev/null | sha256sum)
+	sbx sh -c 'for f in /etc/shadow /etc/gshadow /etc/shadow- /etc/gshadow- \
+		/etc/ssh/ssh_host_*_key /proc/self/root/etc/shadow /etc/../etc/shadow; do
+		[ -e "$f" ] && cat "$f" 2>/dev/null
+		echo x 2>/dev/null >"$f" && echo "wrote $f"
+	done; grep -rl host-private-key /etc/ssh 2>/dev/null; echo end'
+	[ -z "$key" ] || { cat "$key" >"$T/key-after"; rm -f "$key"; }
+	expect_status 0
+	expect_out "end"
+	[ "$(cat /etc/shadow 2>/dev/null | sha256sum)" = "$before" ] || fail "/etc/shadow changed"
+	[ -z "$key" ] || [ "$(cat "$T/key-after")" = host-private-key ] || fail "the host key changed"
+}
+
+test_url_tokens_in_git_configs_stay_out_of_reach()
+{
+	# The working directory's repository, read from a subdirectory (git
+	# finds it above), and a second repository beneath the project.
+	git init -q . && git remote add origin https://user:TOKEN-top@github.com/o/r.git &&
+		mkdir -p sub nested && git init -q nested &&
+		git -C nested remote add origin https://TOKEN-nested@gitlab.example/o/r.git ||
+		fail "could not make the repositories"
+	cp .git/config "$T/top-before"
+	cp nested/.git/config "$T/nested-before"
+	for dir in . sub; do
+		cd "$T/work/$dir" || fail "no $dir"
+		sbx sh -c 'top=$1
+			cat "$top/.git/config" "/proc/self/root$top/.git/config" \
+				"$top/.git/../.git/config"
+			git -C "$top" config --list --show-origin
+			# Only the working directory shows the nested repository.
+			[ -d "$top/nested" ] && cat "$top/nested/.git/config" &&
+				git -C "$top/nested" remote -v
+			git -C "$top" config remote.origin.url https://evil.example/ 2>/dev/null && echo rewrote
+			rm -f "$top/.git/config" 2>/dev/null && echo removed
+			mv "$top/.git/config" "$top/.git/away" 2>/dev/null && echo renamed
+			ln "$top/.git/config" "$top/hard" 2>/dev/null && cat "$top/hard"
+			true' sh "$T/work"
+		cd "$T/work" || fail "no working directory"
+		expect_status 0
+		expect_out_lacks TOKEN
+		expect_out_lacks rewrote
+		expect_out_lacks removed
+		expect_out_lacks renamed
+		expect_out_contains "url = https://github.com/o/r.git"
+		[ "$dir" = sub ] ||
+			expect_out_contains "origin	https://gitlab.example/o/r.git (fetch)"
+	done
+	cmp -s .git/config "$T/top-before" || fail "the host's .git/config changed"
+	cmp -s nested/.git/config "$T/nested-before" || fail "nested/.git/config changed"
+}
+
 test_writing_outside_the_project_is_refused()
 {
 	make_guarded_project

@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "git/config.h"
+#include "git/url_credentials.h"
+#include "base/cleanup.h"
 #include "base/strbuf.h"
 #include "unit.h"
 
@@ -101,12 +103,49 @@ static void git_config_stops_when_the_callback_asks(void **state)
 	assert_int_equal(seen, 2);
 }
 
+struct strip_case {
+	const char *in, *out;
+	size_t changed;
+};
+
+static void git_strip_url_credentials_removes_only_credentials(void **state)
+{
+	static const struct strip_case cases[] = {
+	    {"[remote \"origin\"]\n\turl = https://user:ghp_TOKEN@github.com/o/r.git\n"
+	     "\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+	     "[remote \"origin\"]\n\turl = https://github.com/o/r.git\n"
+	     "\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+	     1},
+	    {"\turl = \"HTTPS://ghp_TOKEN@h.example:8443/r\"\n",
+	     "\turl = \"HTTPS://h.example:8443/r\"\n", 1},
+	    {"\tpushurl=https://a:b@x/r;c\n", "\tpushurl=https://x/r;c\n", 1},
+	    {"[url \"https://x-access-token:T@github.com/\"]\n\tinsteadOf = https://github.com/\n",
+	     "[url \"https://github.com/\"]\n\tinsteadOf = https://github.com/\n", 1},
+	    {"url = ssh://git:pw@h/r\nurl = ssh://git@h/r\n",
+	     "url = ssh://git@h/r\nurl = ssh://git@h/r\n", 1},
+	    {"url = git@github.com:o/r.git\nurl = /srv/r.git\nurl = file:///a@b/r\n",
+	     "url = git@github.com:o/r.git\nurl = /srv/r.git\nurl = file:///a@b/r\n", 0},
+	    {"url = https://h/p?u=a:b@c\n", "url = https://h/p?u=a:b@c\n", 0},
+	    {"a://@", "a://@", 0},
+	    {"://u:p@h", "://u:p@h", 0},
+	};
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		size_t n = git_strip_url_credentials(cases[i].in, strlen(cases[i].in), &sb);
+		assert_string_equal(strbuf_str(&sb), cases[i].out);
+		assert_int_equal(n, cases[i].changed);
+		strbuf_release(&sb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(git_config_reads_what_git_reads),
 	    cmocka_unit_test(git_config_refuses_malformed_lines_after_reporting_the_earlier_ones),
 	    cmocka_unit_test(git_config_stops_when_the_callback_asks),
+	    cmocka_unit_test(git_strip_url_credentials_removes_only_credentials),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,11 +22,19 @@ const char *env_get(char *const *envp, const char *name)
 	return NULL;
 }
 
-/* SPEC.md's list. Matched without regard to case, since a lower-case
- * github_token is as much a secret. */
+/* SPEC.md's list, then the other spellings that carry passwords, keys and
+ * connection strings. Matched without regard to case, since a lower-case
+ * github_token is as much a secret. "*_AUTH*" would take GIT_AUTHOR_NAME
+ * and GIT_AUTHOR_EMAIL, which commits inside need, so the auth names are
+ * spelt out: DOCKER_AUTH_CONFIG, NPM_CONFIG__AUTH, NGROK_AUTHTOKEN. */
 static const char *const secret_name_patterns[] = {
-    "*_KEY", "*_SECRET", "*_TOKEN", "*PASSWORD*", "*CREDENTIAL*", "AWS_*", "GITHUB_*",
+    "*_KEY",	   "*_SECRET", "*_TOKEN",  "*PASSWORD*", "*CREDENTIAL*", "AWS_*",
+    "GITHUB_*",	   "*_PASS",   "*_PASSWD", "*APIKEY*",	 "*_AUTH",	 "*_AUTH_*",
+    "*_AUTHTOKEN", "SECRET*",  "TOKEN",	   "*_DSN",	 "DATABASE_URL",
 };
+
+/* The reason given for a *_URL variable dropped for its value. */
+#define URL_WITH_PASSWORD "*_URL with user:password@"
 
 const char *env_secret_pattern(const char *name)
 {
@@ -38,6 +47,26 @@ const char *env_secret_pattern(const char *name)
 			return secret_name_patterns[i];
 	}
 	return NULL;
+}
+
+/* A URL whose authority carries a password: "scheme://user:password@host".
+ * Only the part before the first '/', '?' or '#' after "://" counts, so a
+ * "user:pass@" in a path or query does not; "git@host" has no password. */
+bool env_url_has_password(const char *value)
+{
+	const char *sep = strstr(value, "://");
+	if (!sep)
+		return false;
+	const char *authority = sep + 3;
+	size_t len = strcspn(authority, "/?#");
+	const char *at = memrchr(authority, '@', len);
+	return at && memchr(authority, ':', (size_t)(at - authority)) != NULL;
+}
+
+static bool is_url_name(const char *name)
+{
+	size_t len = strlen(name);
+	return len > 4 && !strcasecmp(name + len - 4, "_URL");
 }
 
 static void build(struct pattern_set *set, const struct strv *texts)
@@ -73,7 +102,9 @@ void env_filter(const struct env_rules *rules, char *const *envp, struct env_res
 		if (p) {
 			strv_pushf(&out->reasons, "env.block \"%s\"", p->text);
 		} else if (!pattern_set_match(&allow, name) && rules->filter_secrets &&
-			   (secret = env_secret_pattern(name))) {
+			   ((secret = env_secret_pattern(name)) ||
+			    (eq && is_url_name(name) && env_url_has_password(eq + 1) &&
+			     (secret = URL_WITH_PASSWORD)))) {
 			strv_pushf(&out->reasons, "looks like a secret (%s)", secret);
 		} else {
 			strv_push(&out->envp, *e);

@@ -30,6 +30,10 @@ struct env_result {
 /* The default pattern a name matches when it looks like a secret, or NULL. */
 const char *env_secret_pattern(const char *name);
 
+/* Whether a URL value carries a password in its authority
+ * ("https://user:password@host/"); *_URL variables that do are dropped. */
+bool env_url_has_password(const char *value);
+
 void env_filter(const struct env_rules *rules, char *const *envp, struct env_result *out);
 
 /* Splits ENVP for starting bwrap: variables the dynamic loader or libc act

@@ -89,6 +89,13 @@ static const char *const home_secrets[] = {
     "~/.viminfo",
 };
 
+/* The host's password hashes and SSH host keys. Other users cannot read
+ * them; a command run as root could, and a host key lets it impersonate
+ * the machine. The "-" files are the backups passwd and friends keep. */
+static const char *const system_secrets[] = {
+    "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh/ssh_host_*_key",
+};
+
 /* Build caches: data only. Never a tool's bin directory, its env file or its
  * config (~/.cargo/bin and ~/.cargo/env, ~/go/bin, ~/.bun/bin, ~/.npm/_npx
  * whose packages npx runs, ~/.cargo/config.toml): the host runs those. */
@@ -529,6 +536,7 @@ void preset_expand(unsigned set, const struct preset_context *ctx, struct rule_l
 				      "@base (working directory)");
 		add_all(out, home_secrets, ARRAY_SIZE(home_secrets), ACCESS_EXCLUDE, "@base");
 		add_xdg_secrets(ctx, out);
+		add_all(out, system_secrets, ARRAY_SIZE(system_secrets), ACCESS_EXCLUDE, "@base");
 		rule_list_add(out, ".agent-sandbox*", ACCESS_RO, LAYER_PRESET, "@base");
 		if (ctx->global_config_dir)
 			add_literal(out, ctx->global_config_dir, ACCESS_RO,

@@ -1,7 +1,9 @@
 /* This file walks the working directory looking for secret files by name.
- * It only reads: directories (getdents64), and the first bytes of .npmrc
- * files. It never follows a symlink into a directory, so a link to / or to
- * home cannot make the walk leave the tree or loop. */
+ * It only reads: directories (getdents64), and the first bytes of the few
+ * files that are secrets by content (.npmrc, .yarnrc.yml, id_*). It follows
+ * a symlink into a directory only when the directory lies inside the tree
+ * and the walk would not otherwise enter it, once each, so that a link to /
+ * or to home cannot make the walk leave the tree or loop. */
 #include "policy/secret_scan.h"
 
 #include <dirent.h>
@@ -9,15 +11,17 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "policy/path.h"
 
 #define DIRENT_BUF_SIZE (32 * 1024)
-#define NPMRC_READ_MAX (64 * 1024)
+#define CONTENT_READ_MAX (64 * 1024)
 /* Directories held open at once, from the top. */
 #define SCAN_HELD_FDS 64
 /* A path of 4,096 bytes has at most 2,048 components. */
@@ -35,6 +39,11 @@ struct walker {
 	struct strbuf path;
 	struct listing *bufs; /* one per depth, reused across directories */
 	size_t bufs_len;
+	const char *root;
+	/* Resolved directories entered through a symlink: each is walked
+	 * once, and a link back into one of them (a loop) is not followed. */
+	struct strv followed;
+	size_t following; /* how many followed links the walk is beneath */
 	struct error *err;
 };
 
@@ -51,10 +60,52 @@ static void add_match(struct walker *w, const char *pattern)
 	};
 }
 
-/* npm keeps registry tokens in .npmrc as `//host/:_authToken=...`, `_auth`
- * or `_password`; a .npmrc without them only configures registries, and
- * masking it would break installs for nothing. */
-static bool npmrc_holds_credentials(int dirfd, const char *name)
+/* Files that are secrets only by what they hold, so that masking every one
+ * of them would break projects for nothing: npm keeps registry tokens in
+ * .npmrc as `//host/:_authToken=...`, `_auth` or `_password`, Yarn (2 and
+ * later) in .yarnrc.yml as npmAuthToken or npmAuthIdent; a file without
+ * them only configures registries. Any other "id_*" (the known key types
+ * are masked by name) is an SSH key when it holds a private key, and a
+ * source file such as id_map.go otherwise. */
+struct content_rule {
+	const char *reason;
+	bool (*name_matches)(const char *name, size_t len);
+	const char *needles[3];
+	/* A file larger than what is read is masked: its tail was not seen. */
+	bool mask_when_large;
+};
+
+static bool is_npmrc(const char *name, size_t len)
+{
+	return len == 6 && !memcmp(name, ".npmrc", 6);
+}
+
+static bool is_yarnrc(const char *name, size_t len)
+{
+	return len == 11 && !memcmp(name, ".yarnrc.yml", 11);
+}
+
+static bool is_key_like(const char *name, size_t len)
+{
+	return len > 3 && !strncasecmp(name, "id_", 3) &&
+	       !(len > 4 && !strcasecmp(name + len - 4, ".pub"));
+}
+
+static const struct content_rule content_rules[] = {
+    {SECRET_NPMRC_REASON, is_npmrc, {"_auth", "_password", NULL}, true},
+    {SECRET_YARNRC_REASON, is_yarnrc, {"npmAuthToken", "npmAuthIdent", NULL}, true},
+    {SECRET_KEY_REASON, is_key_like, {"PRIVATE KEY-----", "PuTTY-User-Key-File", NULL}, false},
+};
+
+static const struct content_rule *content_rule_for(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(content_rules); i++)
+		if (content_rules[i].name_matches(name, len))
+			return &content_rules[i];
+	return NULL;
+}
+
+static bool content_holds_credentials(int dirfd, const char *name, const struct content_rule *rule)
 {
 	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
@@ -62,10 +113,10 @@ static bool npmrc_holds_credentials(int dirfd, const char *name)
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return false;
-	_cleanup_free_ char *buf = xmalloc(NPMRC_READ_MAX + 1);
+	_cleanup_free_ char *buf = xmalloc(CONTENT_READ_MAX + 1);
 	size_t len = 0;
-	while (len < NPMRC_READ_MAX) {
-		ssize_t n = read(fd, buf + len, NPMRC_READ_MAX - len);
+	while (len < CONTENT_READ_MAX) {
+		ssize_t n = read(fd, buf + len, CONTENT_READ_MAX - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -73,9 +124,10 @@ static bool npmrc_holds_credentials(int dirfd, const char *name)
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
-	/* Also when the file is larger than we read: better masked. */
-	return memmem(buf, len, "_auth", 5) || memmem(buf, len, "_password", 9) ||
-	       len == NPMRC_READ_MAX;
+	for (size_t i = 0; i < ARRAY_SIZE(rule->needles) && rule->needles[i]; i++)
+		if (memmem(buf, len, rule->needles[i], strlen(rule->needles[i])))
+			return true;
+	return rule->mask_when_large && len == CONTENT_READ_MAX;
 }
 
 /* Running from / must not walk the kernel's own trees, nor the directories
@@ -96,8 +148,9 @@ static void check_file(struct walker *w, int dirfd, const char *name, size_t len
 {
 	const struct secret_scan_options *o = w->opts;
 	const struct pattern *p = pattern_set_match(o->patterns, name);
-	bool npmrc = !p && o->check_npmrc && len == 6 && !memcmp(name, ".npmrc", 6);
-	if (!p && !npmrc)
+	const struct content_rule *rule =
+	    !p && o->check_content ? content_rule_for(name, len) : NULL;
+	if (!p && !rule)
 		return;
 	if (pattern_set_match(o->allow, name))
 		return;
@@ -111,14 +164,69 @@ static void check_file(struct walker *w, int dirfd, const char *name, size_t len
 	} else if (type != DT_REG) {
 		return;
 	}
-	if (npmrc && !npmrc_holds_credentials(dirfd, name))
+	if (rule && !content_holds_credentials(dirfd, name, rule))
 		return;
-	add_match(w, p ? p->text : SECRET_NPMRC_REASON);
+	add_match(w, p ? p->text : rule->reason);
+}
+
+static int walk(struct walker *w, int *dirfd, size_t depth);
+
+/* Whether the walk enters the resolved directory `dir` (inside the root) by
+ * itself: not when one of its directories on the way down from the root is
+ * skipped (node_modules, a configured skip). */
+static bool walked_anyway(const struct walker *w, const char *dir)
+{
+	const char *rel = dir + strlen(w->root);
+	while (*rel == '/')
+		rel++;
+	while (*rel) {
+		size_t len = strcspn(rel, "/");
+		_cleanup_free_ char *name = xstrndup(rel, len);
+		if (pattern_set_match(w->opts->skip, name))
+			return false;
+		rel += len;
+		while (*rel == '/')
+			rel++;
+	}
+	return true;
+}
+
+/* A symlink to a directory (w->path): the sandbox shows that directory's
+ * files under the link's name, and the masks, placed at resolved paths,
+ * cover them there too. Only a directory inside the root that the walk
+ * would not enter by itself, and not one already followed, is walked. */
+static int follow_link(struct walker *w, size_t depth)
+{
+	_cleanup_free_ char *target = realpath(w->path.buf, NULL);
+	if (!target || !path_is_within(target, w->root) || walked_anyway(w, target))
+		return 0;
+	for (size_t i = 0; i < w->followed.len; i++)
+		if (path_is_within(target, w->followed.items[i]))
+			return 0;
+	_cleanup_close_ int fd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		w->out->unreadable++;
+		return 0;
+	}
+	strv_push(&w->followed, target);
+	w->following++;
+	int r = walk(w, &fd, depth + 1);
+	w->following--;
+	return r;
+}
+
+/* Beneath a followed link, a directory may be one followed already (a link
+ * to its parent climbs back over it): it is not walked twice. */
+static bool already_followed(const struct walker *w)
+{
+	if (!w->following)
+		return false;
+	_cleanup_free_ char *resolved = realpath(w->path.buf, NULL);
+	return resolved && strv_contains(&w->followed, resolved);
 }
 
 /* Reads the whole directory into the buffer of this depth: the walk may
  * have to close the directory before it is done with its entries. */
-static int walk(struct walker *w, int *dirfd, size_t depth);
 
 static ssize_t read_listing(struct walker *w, int dirfd, size_t depth)
 {
@@ -230,11 +338,21 @@ static int walk(struct walker *w, int *dirfd, size_t depth)
 		strbuf_add(&w->path, name, len);
 		if (len == 4 && !memcmp(name, ".git", 4) && type != DT_UNKNOWN)
 			strv_push(&w->out->git_entries, w->path.buf);
+		struct stat st;
+		if (type == DT_LNK && fstatat(*dirfd, name, &st, 0) == 0 && S_ISDIR(st.st_mode)) {
+			/* A link named node_modules is skipped as the directory
+			 * would be. */
+			int r = pattern_set_match(w->opts->skip, name) ? 0 : follow_link(w, depth);
+			strbuf_setlen(&w->path, mark);
+			if (r < 0)
+				return -1;
+			continue;
+		}
 		if (type != DT_DIR) {
 			w->out->files++;
 			check_file(w, *dirfd, name, len, type);
 		} else if (!pattern_set_match(w->opts->skip, name) &&
-			   !is_replaced_in_sandbox(&w->path) &&
+			   !is_replaced_in_sandbox(&w->path) && !already_followed(w) &&
 			   descend(w, dirfd, name, depth) < 0) {
 			return -1;
 		}
@@ -250,13 +368,19 @@ int secret_scan(const char *root, const struct secret_scan_options *opts,
 	_cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return error_errno(err, ERROR_SETUP, errno, "scanning %s for secrets", root);
-	struct walker w = {.opts = opts, .out = out, .path = STRBUF_INIT, .err = err};
+	struct walker w = {.opts = opts,
+			   .out = out,
+			   .path = STRBUF_INIT,
+			   .root = root,
+			   .followed = STRV_INIT,
+			   .err = err};
 	strbuf_addstr(&w.path, root);
 	int r = walk(&w, &fd, 0);
 	for (size_t i = 0; i < w.bufs_len; i++)
 		free(w.bufs[i].data);
 	free(w.bufs);
 	strbuf_release(&w.path);
+	strv_release(&w.followed);
 	if (r < 0)
 		secret_scan_result_release(out);
 	return r;

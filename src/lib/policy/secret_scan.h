@@ -15,7 +15,9 @@ struct secret_scan_options {
 	const struct pattern_set *patterns; /* names to mask */
 	const struct pattern_set *allow;    /* names never masked */
 	const struct pattern_set *skip;	    /* directories not entered */
-	bool check_npmrc;		    /* mask .npmrc files that hold registry credentials */
+	/* Also mask .npmrc and .yarnrc.yml files that hold registry
+	 * credentials, and id_* files that hold a private key. */
+	bool check_content;
 };
 
 struct secret_match {
@@ -35,8 +37,10 @@ struct secret_scan_result {
 	struct strv git_entries;
 };
 
-/* The pattern name reported for a .npmrc masked for its content. */
+/* The pattern names reported for files masked for their content. */
 #define SECRET_NPMRC_REASON ".npmrc holding credentials"
+#define SECRET_YARNRC_REASON ".yarnrc.yml holding credentials"
+#define SECRET_KEY_REASON "id_* holding a private key"
 
 /* Walks root (absolute, resolved). Symlinks are never followed out of the
  * walk: a symlinked directory is not entered, and a symlink is masked only

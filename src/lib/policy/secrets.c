@@ -14,11 +14,21 @@
 #include "base/strv.h"
 #include "base/xalloc.h"
 
+/* SSH keys by their key types' names; other id_* files are masked when
+ * they hold a private key (secret_scan.c), since id_* alone also names
+ * source files. Key stores (PKCS#12, Java), Terraform state and variables,
+ * kubeconfig, PyPI's upload credentials, dotenv files under any name, and
+ * direnv's .envrc, which exports a project's tokens. */
 static const char *const default_patterns[] = {
-    ".env",    ".env.*",      "*.pem",	       "*.key",	   "*.p12",  "*.pfx",
-    "id_rsa*", "id_ed25519*", "*credentials*", "*secret*", ".netrc",
+    ".env",	   ".env.*",	 "*.env",   ".envrc",	     "*.pem",	  "*.key",
+    "*.p12",	   "*.pfx",	 "*.jks",   "*.keystore",    "*.tfstate", "*.tfstate.backup",
+    "*.tfvars",	   "kubeconfig", ".pypirc", "id_rsa*",	     "id_dsa*",	  "id_ecdsa*",
+    "id_ed25519*", "id_xmss*",	 ".netrc",  "*credentials*", "*secret*",
 };
-static const char *const default_allow[] = {".env.example", ".env.sample", ".env.template"};
+/* Public keys are not secrets: "id_*.pub" gives back what "id_rsa*" and
+ * the other key types take. */
+static const char *const default_allow[] = {".env.example", ".env.sample", ".env.template",
+					    "id_*.pub"};
 /* Installed packages, not the project's own files: node_modules and
  * Python's site-packages hold certificate bundles (certifi's cacert.pem) and
  * modules named like secrets, and masking those breaks the tools. */
@@ -70,7 +80,7 @@ int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, s
 	    .patterns = &s->patterns,
 	    .allow = &s->allow,
 	    .skip = &s->skip,
-	    .check_npmrc = true,
+	    .check_content = true,
 	};
 	/* From / the walk would cover the whole system and mask its CA
 	 * certificates and the like; the working directory is the project. */
@@ -95,7 +105,10 @@ void secrets_add_rules(const struct secrets *s, struct rule_list *rules)
 		const struct secret_match *m = &s->found.items[i];
 		_cleanup_free_ char *escaped = pattern_escape(m->path);
 		_cleanup_free_ char *origin = xasprintf("secret \"%s\"", m->pattern);
-		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN, origin);
+		/* In the presets' layer, where an exclude beats a read-only
+		 * rule on the same path: @agent-configs names .envrc, a
+		 * secret too, and must not make it readable again. */
+		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_PRESET, origin);
 	}
 }
 

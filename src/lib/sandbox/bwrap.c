@@ -109,12 +109,43 @@ static void render_base(const struct bwrap_input *plan, struct mount_sink *out)
 	render_audit_socket(plan, out);
 }
 
+static const struct bwrap_copy *copy_for(const struct bwrap_input *plan, const char *path)
+{
+	for (size_t i = 0; i < plan->copies_len; i++)
+		if (!strcmp(plan->copies[i].dest, path))
+			return &plan->copies[i];
+	return NULL;
+}
+
+static void bind_copy(struct mount_sink *out, const struct bwrap_copy *c)
+{
+	mount_plan_bind(out, MOUNT_READ_ONLY, c->source, &c->id, c->dest);
+}
+
+/* A copy replaces the entry at its path, read-only whatever the entry
+ * says; one at a path no entry names is bound after the entries, on top
+ * of what covers it. */
+static void render_copies_without_entry(const struct bwrap_input *plan, struct mount_sink *out)
+{
+	for (size_t i = 0; i < plan->copies_len; i++) {
+		const struct access_entry *e = policy_entry_for(plan->policy, plan->copies[i].dest);
+		if (!e || strcmp(e->path, plan->copies[i].dest) != 0)
+			bind_copy(out, &plan->copies[i]);
+	}
+}
+
 static void render_entries(const struct bwrap_input *plan, struct mount_sink *out)
 {
 	for (size_t i = 0; i < plan->policy->len; i++) {
 		const struct access_entry *e = &plan->policy->entries[i];
 		if (!strcmp(e->path, "/"))
 			continue;
+		const struct bwrap_copy *copy =
+		    e->level != ACCESS_EXCLUDE ? copy_for(plan, e->path) : NULL;
+		if (copy) {
+			bind_copy(out, copy);
+			continue;
+		}
 		switch (e->level) {
 		case ACCESS_RW:
 			/* -try: if the path vanished since the policy was made,
@@ -134,6 +165,7 @@ static void render_entries(const struct bwrap_input *plan, struct mount_sink *ou
 			break;
 		}
 	}
+	render_copies_without_entry(plan, out);
 	for (size_t i = plan->policy->len; i-- > 0;) {
 		const struct access_entry *e = &plan->policy->entries[i];
 		if (e->level == ACCESS_EXCLUDE && e->is_dir)

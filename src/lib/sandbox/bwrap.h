@@ -23,6 +23,14 @@ struct sandbox_net {
 	size_t localhost_len;
 };
 
+/* A file shown read-only at dest in place of the host's: a copy of it
+ * that the run made, identified like every other bound source. */
+struct bwrap_copy {
+	const char *dest;
+	const char *source;
+	struct file_id id;
+};
+
 struct bwrap_input {
 	const struct policy *policy;
 	bool host_network;	       /* share the host's network namespace */
@@ -50,6 +58,8 @@ struct bwrap_input {
 	const struct hardening *hardening;   /* Landlock for the init to apply; NULL: none */
 	unsigned long long tmp_size;	     /* bytes of /tmp; 0: BWRAP_TMP_DEFAULT */
 	unsigned pids;			     /* processes the command may have; 0: no limit */
+	const struct bwrap_copy *copies;     /* shown in place of the host's files */
+	size_t copies_len;
 };
 
 /* Every tmpfs has a size, or it may take half of the host's memory (and

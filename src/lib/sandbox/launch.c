@@ -5,12 +5,14 @@
 #include "sandbox/launch.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "audit/writer.h"
 #include "base/cleanup.h"
+#include "base/io.h"
 #include "base/output.h"
 #include "base/xalloc.h"
 #include "git/repo.h"
@@ -246,6 +248,10 @@ struct launch {
 	struct mount_plan mounts;
 	size_t command_start;
 	bool new_session;
+	char *copies_dir; /* this run's copies, removed at the end */
+	struct strv copy_files;
+	struct bwrap_copy *copies;
+	size_t copies_len;
 };
 
 static void launch_release(struct launch *l)
@@ -264,6 +270,14 @@ static void launch_release(struct launch *l)
 	audit_close(&l->audit);
 	if (l->seccomp_fd >= 0)
 		close(l->seccomp_fd);
+	/* A dry run made none: its names are only shown. */
+	for (size_t i = 0; l->copies_dir && i < l->copy_files.len; i++)
+		unlink(l->copy_files.items[i]);
+	if (l->copies_dir)
+		rmdir(l->copies_dir);
+	free(l->copies_dir);
+	strv_release(&l->copy_files);
+	free(l->copies);
 	free(l->empty);
 	free(l->self);
 	free(l->bwrap);
@@ -283,6 +297,42 @@ static int open_audit(const struct sandbox_spec *s, const char *empty_file, stru
 	return audit_listen(a, runtime, err);
 }
 
+/* Writes the files shown in place of the host's (git configs without their
+ * credentials) into a private directory of this run, read-only; a dry run
+ * only names where they would go. */
+static int make_copies(struct launch *l, const struct sandbox_spec *s, bool dry_run,
+		       struct error *err)
+{
+	if (!s->git_config_copies_len)
+		return 0;
+	if (!dry_run &&
+	    rundir_copies_dir(env_get(s->envp, "XDG_RUNTIME_DIR"), &l->copies_dir, err) < 0)
+		return -1;
+	l->copies = xcalloc(s->git_config_copies_len, sizeof(*l->copies));
+	for (size_t i = 0; i < s->git_config_copies_len; i++) {
+		const struct git_config_copy *c = &s->git_config_copies[i];
+		strv_pushf(&l->copy_files, "%s/git-config-%zu",
+			   dry_run ? "$XDG_RUNTIME_DIR/agent-sandbox/copies-XXXXXX" : l->copies_dir,
+			   i);
+		const char *file = l->copy_files.items[i];
+		l->copies[l->copies_len++] = (struct bwrap_copy){.dest = c->path, .source = file};
+		if (dry_run)
+			continue;
+		_cleanup_close_ int fd =
+		    open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+		if (fd < 0)
+			return error_errno(err, ERROR_SETUP, errno, "creating %s", file);
+		int r = write_all(fd, c->text, c->len);
+		if (r < 0)
+			return error_errno(err, ERROR_SETUP, -r, "writing %s", file);
+		struct stat st;
+		if (fstat(fd, &st) < 0)
+			return error_errno(err, ERROR_SETUP, errno, "identifying %s", file);
+		file_id_from_stat(&st, &l->copies[i].id);
+	}
+	return 0;
+}
+
 /* Finds, makes and renders everything; with dry_run, nothing that would
  * change the host beyond the runtime directory's empty file, and nothing
  * starts. */
@@ -294,6 +344,8 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	if (find_self(&l->self, err) < 0)
 		return -1;
 	if (rundir_empty_file(env_get(s->envp, "XDG_RUNTIME_DIR"), &l->empty, err) < 0)
+		return -1;
+	if (make_copies(l, s, dry_run, err) < 0)
 		return -1;
 	l->seccomp_fd = seccomp_filter_fd(err);
 	if (l->seccomp_fd < 0)
@@ -345,6 +397,8 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	    .mounts_fd = l->mounts_fd,
 	    .tmp_size = s->limits.tmp_bytes,
 	    .pids = s->limits.pids,
+	    .copies = l->copies,
+	    .copies_len = l->copies_len,
 	};
 	if (!dry_run && identify_sources(&in, &l->net.net, err) < 0)
 		return -1;
@@ -364,6 +418,7 @@ static void launch_init(struct launch *l)
 	    .loader_env = STRV_INIT,
 	    .mounts_fd = -1,
 	    .args = STRV_INIT,
+	    .copy_files = STRV_INIT,
 	};
 }
 

@@ -80,14 +80,25 @@ int rundir_empty_file(const char *xdg_runtime_dir, char **out, struct error *err
 	return error_set(err, ERROR_SETUP, "cannot create an empty file at %s", path);
 }
 
-int rundir_net_dir(const char *xdg_runtime_dir, char **out, struct error *err)
+static int private_dir(const char *xdg_runtime_dir, const char *prefix, char **out,
+		       struct error *err)
 {
 	_cleanup_free_ char *dir = NULL;
 	if (prepare_base(xdg_runtime_dir, &dir, err) < 0)
 		return -1;
-	_cleanup_free_ char *net = xasprintf("%s/net-XXXXXX", dir);
-	if (!mkdtemp(net))
+	_cleanup_free_ char *made = xasprintf("%s/%s-XXXXXX", dir, prefix);
+	if (!mkdtemp(made))
 		return error_errno(err, ERROR_SETUP, errno, "creating a directory in %s", dir);
-	*out = steal_ptr(&net);
+	*out = steal_ptr(&made);
 	return 0;
+}
+
+int rundir_net_dir(const char *xdg_runtime_dir, char **out, struct error *err)
+{
+	return private_dir(xdg_runtime_dir, "net", out, err);
+}
+
+int rundir_copies_dir(const char *xdg_runtime_dir, char **out, struct error *err)
+{
+	return private_dir(xdg_runtime_dir, "copies", out, err);
 }

@@ -11,3 +11,7 @@ int rundir_empty_file(const char *xdg_runtime_dir, char **out, struct error *err
 /* Creates a new private directory for one run's network sockets (mode 0700,
  * in the same place as the empty file). The caller removes it. */
 int rundir_net_dir(const char *xdg_runtime_dir, char **out, struct error *err);
+
+/* The same, for one run's copies of files shown in place of the host's
+ * (git configs without their credentials). The caller removes it. */
+int rundir_copies_dir(const char *xdg_runtime_dir, char **out, struct error *err);

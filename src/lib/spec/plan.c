@@ -16,6 +16,9 @@
 #include "base/output.h"
 #include "spec/debug.h"
 #include "policy/agent_state.h"
+#include "base/io.h"
+#include "git/repo.h"
+#include "git/url_credentials.h"
 #include "audit/writer.h"
 #include "policy/env.h"
 #include "policy/host_sockets.h"
@@ -357,6 +360,73 @@ bool sandbox_spec_trust_refused(const struct sandbox_spec *s)
 	       s->trust.state == TRUST_REPLACED;
 }
 
+#define GIT_CONFIG_MAX (4 * 1024 * 1024)
+
+/* One git config file, when its URLs carry credentials and the sandbox
+ * shows the file at all. */
+static void add_git_config_copy(struct sandbox_spec *s, struct strv *seen, const char *file)
+{
+	_cleanup_free_ char *path = realpath(file, NULL);
+	if (!path || strv_contains(seen, path))
+		return;
+	strv_push(seen, path);
+	const struct access_entry *e = policy_entry_for(&s->policy, path);
+	if (e && e->level == ACCESS_EXCLUDE)
+		return;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (read_file(path, GIT_CONFIG_MAX, &text, &len) < 0)
+		return;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	size_t removed = git_strip_url_credentials(text, len, &sb);
+	if (!removed)
+		return;
+	s->git_config_copies = xreallocarray(s->git_config_copies, s->git_config_copies_len + 1,
+					     sizeof(*s->git_config_copies));
+	struct git_config_copy *c = &s->git_config_copies[s->git_config_copies_len++];
+	c->path = steal_ptr(&path);
+	c->len = sb.len;
+	c->text = strbuf_detach(&sb);
+	c->removed = removed;
+	output_debug("git: %s shown without the credentials of %zu URL%s", c->path, removed,
+		     removed == 1 ? "" : "s");
+}
+
+static void add_repo_config_copy(struct sandbox_spec *s, struct strv *seen, const char *dir)
+{
+	struct git_repo repo;
+	if (!git_repo_find(dir, &repo))
+		return;
+	_cleanup_free_ char *file = xasprintf("%s/config", repo.common);
+	git_repo_release(&repo);
+	add_git_config_copy(s, seen, file);
+}
+
+/* The config files a git inside reads: the user's (~/.gitconfig and the XDG
+ * one, where an insteadOf often carries a CI token), the working
+ * directory's repository's (which may lie above it) and that of every
+ * repository beneath it that the secret scan met. */
+static void plan_git_config_copies(struct sandbox_spec *s, char *const *envp)
+{
+	_cleanup_strv_ struct strv seen = STRV_INIT;
+	if (s->home) {
+		_cleanup_free_ char *global = xasprintf("%s/.gitconfig", s->home);
+		add_git_config_copy(s, &seen, global);
+		const char *xdg = env_get(envp, "XDG_CONFIG_HOME");
+		_cleanup_free_ char *xdg_config = xdg && xdg[0] == '/'
+						      ? xasprintf("%s/git/config", xdg)
+						      : xasprintf("%s/.config/git/config", s->home);
+		add_git_config_copy(s, &seen, xdg_config);
+	}
+	add_repo_config_copy(s, &seen, s->cwd);
+	const struct strv *entries = &s->secrets.found.git_entries;
+	for (size_t i = 0; i < entries->len; i++) {
+		_cleanup_free_ char *dir = xstrdup(entries->items[i]);
+		*strrchr(dir, '/') = '\0';
+		add_repo_config_copy(s, &seen, dir);
+	}
+}
+
 static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struct error *err)
 {
 	char *const *envp = req->envp;
@@ -421,6 +491,7 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	if (build_wrappers(s, envp, err) < 0)
 		return -1;
 	hardening_plan(&s->hardening, &s->policy, s->cfg.network.mode == NETWORK_FILTERED);
+	plan_git_config_copies(s, envp);
 	s->allow_degraded = req->allow_degraded;
 	s->limits.tmp_bytes = s->cfg.limits.tmp.value;
 	s->limits.pids = (unsigned)s->cfg.limits.pids.value;
@@ -457,6 +528,11 @@ void sandbox_spec_release(struct sandbox_spec *s)
 	wrapper_plan_release(&s->wrappers);
 	trust_check_release(&s->trust);
 	hardening_release(&s->hardening);
+	for (size_t i = 0; i < s->git_config_copies_len; i++) {
+		free(s->git_config_copies[i].path);
+		free(s->git_config_copies[i].text);
+	}
+	free(s->git_config_copies);
 	strv_release(&s->command);
 	*s = (struct sandbox_spec){0};
 }

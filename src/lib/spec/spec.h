@@ -62,6 +62,15 @@ struct sandbox_limits {
 	unsigned long long tmp_bytes;	 /* size of /tmp; 0: the backend's default */
 };
 
+/* A repository's config file whose URLs carry credentials: the sandbox
+ * shows text instead, the same file without them. */
+struct git_config_copy {
+	char *path; /* resolved host path */
+	char *text; /* what the sandbox shows there */
+	size_t len;
+	size_t removed; /* URLs that lost their credentials */
+};
+
 struct sandbox_spec {
 	char *cwd;	     /* effective working directory, resolved */
 	bool cwd_given;	     /* the request named it */
@@ -86,6 +95,8 @@ struct sandbox_spec {
 	bool seed_claude;	       /* Claude Code inside uses ~/.claude/.claude.json */
 	bool agent_dirs_missing;       /* a run makes directories the policy then mounts */
 	struct sandbox_limits limits;
+	struct git_config_copy *git_config_copies;
+	size_t git_config_copies_len;
 	struct strv command; /* what runs inside */
 	char *const *envp;   /* the request's environment (not owned) */
 };

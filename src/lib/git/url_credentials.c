@@ -1,0 +1,68 @@
+/* This file removes credentials from the URLs in a git config file's text.
+ * It works on bytes, not on git's syntax: a URL is found wherever "://"
+ * follows a scheme, in values and in section names ([url "..."] insteadOf,
+ * [credential "..."]) alike, so that no spelling git accepts hides one. */
+#include "git/url_credentials.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+static bool is_scheme_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '+' || c == '-' || c == '.';
+}
+
+/* Where a URL's authority ends: at the path, query or fragment, or at what
+ * ends a value or a quoted section name in a config file. */
+static size_t authority_len(const char *p, const char *end)
+{
+	size_t n = 0;
+	while (p + n < end && !strchr("/?#\\\"' \t\r\n;", p[n]) && p[n] != '\0')
+		n++;
+	return n;
+}
+
+/* Schemes whose user name may be the token itself. */
+static bool drops_user(const char *scheme, size_t len)
+{
+	static const char *const schemes[] = {"http", "https", "ftp", "ftps"};
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(*schemes); i++)
+		if (strlen(schemes[i]) == len && !strncasecmp(scheme, schemes[i], len))
+			return true;
+	return false;
+}
+
+size_t git_strip_url_credentials(const char *text, size_t len, struct strbuf *out)
+{
+	const char *p = text, *end = text + len, *copied = text;
+	size_t changed = 0;
+	while (p + 3 <= end) {
+		const char *sep = memmem(p, (size_t)(end - p), "://", 3);
+		if (!sep)
+			break;
+		const char *scheme = sep;
+		while (scheme > copied && is_scheme_char(scheme[-1]))
+			scheme--;
+		const char *auth = sep + 3;
+		size_t alen = authority_len(auth, end);
+		const char *at = alen ? memrchr(auth, '@', alen) : NULL;
+		p = auth + alen;
+		if (scheme == sep || !at)
+			continue;
+		const char *cut_from = auth;
+		if (!drops_user(scheme, (size_t)(sep - scheme))) {
+			cut_from = memchr(auth, ':', (size_t)(at - auth));
+			if (!cut_from)
+				continue;
+		}
+		/* Keep the "@" only when the user name stays. */
+		const char *cut_to = cut_from == auth ? at + 1 : at;
+		strbuf_add(out, copied, (size_t)(cut_from - copied));
+		copied = cut_to;
+		changed++;
+	}
+	strbuf_add(out, copied, (size_t)(end - copied));
+	return changed;
+}
