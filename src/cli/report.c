@@ -187,6 +187,10 @@ static void add_secrets(struct strbuf *sb, const struct secrets *secrets)
 		term_escape_add(sb, f->items[i].pattern);
 		strbuf_addstr(sb, "\")\n");
 	}
+	/* The scan runs once: say so where the user reads what it found. */
+	strbuf_addstr(sb,
+		      "  note             files created or renamed into a secret name after the "
+		      "start are not masked\n");
 }
 
 static void add_env(struct strbuf *sb, const struct env_result *env, const struct config *cfg)

@@ -347,4 +347,17 @@ test_explicit_rule_for_the_exact_path_unmasks_it()
 	expect_out "secret-.env"
 }
 
+test_policy_says_files_created_after_the_start_are_not_masked()
+{
+	echo 'TOKEN=x' >.env
+	sbx policy
+	expect_status 0
+	expect_out_contains "secret files       1 masked"
+	expect_out_contains "files created or renamed into a secret name after the start are not masked"
+	# And so it is: a secret written during the run stays readable in it.
+	sbx sh -c 'echo late >.env.late; cat .env.late'
+	expect_status 0
+	expect_out "late"
+}
+
 run_tests
