@@ -246,6 +246,20 @@ test_global_git_configs_are_shown_without_url_credentials()
 	cmp -s "$HOME/.gitconfig" "$T/global-before" || fail "the host's ~/.gitconfig changed"
 }
 
+test_git_configs_named_by_git_config_global_and_worktree_are_shown_without_credentials()
+{
+	git init -q . && git config extensions.worktreeConfig true
+	printf '[remote "mirror"]\n\turl = https://ci:TOKEN5@git.example/r.git\n' >.git/config.worktree
+	printf '[url "https://x-access-token:TOKEN6@github.com/"]\n\tinsteadOf = https://github.com/\n' \
+		>"$HOME/elsewhere.gitconfig"
+	GIT_CONFIG_GLOBAL=$HOME/elsewhere.gitconfig sbx --env GIT_CONFIG_GLOBAL sh -c \
+		'cat "$GIT_CONFIG_GLOBAL" .git/config.worktree; git config --list'
+	expect_status 0
+	expect_out_lacks TOKEN
+	expect_out_contains "remote.mirror.url=https://git.example/r.git"
+	grep -q TOKEN6 "$HOME/elsewhere.gitconfig" || fail "the host's file changed"
+}
+
 test_git_config_without_credentials_is_the_host_file()
 {
 	git init -q . && git remote add origin https://github.com/o/r.git

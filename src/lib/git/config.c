@@ -4,6 +4,8 @@
  * git_layout.c decides which keys matter. */
 #include "git/config.h"
 
+#include "policy/env.h"
+
 #include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
@@ -221,4 +223,33 @@ int git_config_parse(const char *text, size_t len, git_config_fn fn, void *data)
 		if (ret)
 			return ret;
 	}
+}
+
+static const char *env_or(char *const *envp, const char *var)
+{
+	const char *value = envp ? env_get(envp, var) : NULL;
+	return value && *value ? value : NULL;
+}
+
+void git_config_files(char *const *envp, const char *home, const char *git_dir, const char *common,
+		      struct strv *out)
+{
+	const char *system = env_or(envp, "GIT_CONFIG_SYSTEM");
+	strv_push(out, system ? system : "/etc/gitconfig");
+	if (home) {
+		const char *global = env_or(envp, "GIT_CONFIG_GLOBAL");
+		if (global)
+			strv_push(out, global);
+		else
+			strv_pushf(out, "%s/.gitconfig", home);
+		const char *xdg = env_or(envp, "XDG_CONFIG_HOME");
+		if (xdg)
+			strv_pushf(out, "%s/git/config", xdg);
+		else
+			strv_pushf(out, "%s/.config/git/config", home);
+	}
+	if (common)
+		strv_pushf(out, "%s/config", common);
+	if (git_dir)
+		strv_pushf(out, "%s/config.worktree", git_dir);
 }

@@ -5,6 +5,8 @@
  * without a crash, and a malformed line ends the reading. */
 #pragma once
 
+#include "base/strv.h"
+
 #include <stddef.h>
 
 /* Called once per variable. key is "section.name" or
@@ -18,3 +20,12 @@ typedef int (*git_config_fn)(const char *key, const char *value, void *data);
  * git does not accept them). Returns 0, the callback's nonzero value, or -1
  * when a line is malformed: the variables before it have been reported. */
 int git_config_parse(const char *text, size_t len, git_config_fn fn, void *data);
+
+/* The config files a git started with envp reads, in git's order: the
+ * system's (GIT_CONFIG_SYSTEM, else /etc/gitconfig), the user's
+ * (GIT_CONFIG_GLOBAL, else HOME/.gitconfig, and the XDG one) when home is
+ * known, then the repository's (common/config) and its worktree's
+ * (git_dir/config.worktree) when given. Both the @git preset and the
+ * copies without URL credentials go by this one list. */
+void git_config_files(char *const *envp, const char *home, const char *git_dir, const char *common,
+		      struct strv *out);

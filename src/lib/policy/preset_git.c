@@ -305,14 +305,6 @@ static void protect_command_words(struct layout *l, const char *command, const c
 	}
 }
 
-static void config_file_name(struct strbuf *sb, char *const *envp, const char *var,
-			     const char *fallback)
-{
-	const char *value = envp ? env_get(envp, var) : NULL;
-	strbuf_reset(sb);
-	strbuf_addstr(sb, value && *value ? value : fallback);
-}
-
 /* Reads the config a host git reads in this repository: system, global,
  * the repository's, the worktree's, and their includes. */
 static void protect_config_targets(struct layout *l, const char *git_dir, const char *common,
@@ -320,23 +312,10 @@ static void protect_config_targets(struct layout *l, const char *git_dir, const 
 {
 	struct repo_config rc = {.layout = l, .git_dir = git_dir};
 	const struct preset_context *ctx = l->ctx;
-	_cleanup_strbuf_ struct strbuf file = STRBUF_INIT;
-	config_file_name(&file, ctx->envp, "GIT_CONFIG_SYSTEM", "/etc/gitconfig");
-	read_config_file(&rc, file.buf);
-	if (ctx->home) {
-		_cleanup_free_ char *home_config = xasprintf("%s/.gitconfig", ctx->home);
-		config_file_name(&file, ctx->envp, "GIT_CONFIG_GLOBAL", home_config);
-		read_config_file(&rc, file.buf);
-		const char *xdg = ctx->envp ? env_get(ctx->envp, "XDG_CONFIG_HOME") : NULL;
-		_cleanup_free_ char *xdg_config =
-		    xdg && *xdg ? xasprintf("%s/git/config", xdg)
-				: xasprintf("%s/.config/git/config", ctx->home);
-		read_config_file(&rc, xdg_config);
-	}
-	_cleanup_free_ char *repo_config = xasprintf("%s/config", common);
-	_cleanup_free_ char *wt_config = xasprintf("%s/config.worktree", git_dir);
-	read_config_file(&rc, repo_config);
-	read_config_file(&rc, wt_config);
+	_cleanup_strv_ struct strv files = STRV_INIT;
+	git_config_files(ctx->envp, ctx->home, git_dir, common, &files);
+	for (size_t i = 0; i < files.len; i++)
+		read_config_file(&rc, files.items[i]);
 
 	/* Relative hook paths and commands are taken from the top of the
 	 * work tree, where git runs them. */

@@ -18,6 +18,7 @@
 #include "policy/agent_state.h"
 #include "base/io.h"
 #include "git/repo.h"
+#include "git/config.h"
 #include "git/url_credentials.h"
 #include "audit/writer.h"
 #include "policy/env.h"
@@ -392,38 +393,38 @@ static void add_git_config_copy(struct sandbox_spec *s, struct strv *seen, const
 		     removed == 1 ? "" : "s");
 }
 
-static void add_repo_config_copy(struct sandbox_spec *s, struct strv *seen, const char *dir)
+/* The repository git finds from dir: its config and its worktree's. */
+static void add_repo_config_copies(struct sandbox_spec *s, struct strv *seen, const char *dir)
 {
 	struct git_repo repo;
 	if (!git_repo_find(dir, &repo))
 		return;
-	_cleanup_free_ char *file = xasprintf("%s/config", repo.common);
+	_cleanup_strv_ struct strv files = STRV_INIT;
+	git_config_files(NULL, NULL, repo.git_dir, repo.common, &files);
 	git_repo_release(&repo);
-	add_git_config_copy(s, seen, file);
+	/* The first is the system's, which the user's list covers. */
+	for (size_t i = 1; i < files.len; i++)
+		add_git_config_copy(s, seen, files.items[i]);
 }
 
-/* The config files a git inside reads: the user's (~/.gitconfig and the XDG
- * one, where an insteadOf often carries a CI token), the working
+/* The config files a git inside reads, as git_config_files lists them:
+ * the system's and the user's (where an insteadOf often carries a CI
+ * token, and GIT_CONFIG_GLOBAL may name another file), the working
  * directory's repository's (which may lie above it) and that of every
  * repository beneath it that the secret scan met. */
 static void plan_git_config_copies(struct sandbox_spec *s, char *const *envp)
 {
 	_cleanup_strv_ struct strv seen = STRV_INIT;
-	if (s->home) {
-		_cleanup_free_ char *global = xasprintf("%s/.gitconfig", s->home);
-		add_git_config_copy(s, &seen, global);
-		const char *xdg = env_get(envp, "XDG_CONFIG_HOME");
-		_cleanup_free_ char *xdg_config = xdg && xdg[0] == '/'
-						      ? xasprintf("%s/git/config", xdg)
-						      : xasprintf("%s/.config/git/config", s->home);
-		add_git_config_copy(s, &seen, xdg_config);
-	}
-	add_repo_config_copy(s, &seen, s->cwd);
+	_cleanup_strv_ struct strv user = STRV_INIT;
+	git_config_files(envp, s->home, NULL, NULL, &user);
+	for (size_t i = 0; i < user.len; i++)
+		add_git_config_copy(s, &seen, user.items[i]);
+	add_repo_config_copies(s, &seen, s->cwd);
 	const struct strv *entries = &s->secrets.found.git_entries;
 	for (size_t i = 0; i < entries->len; i++) {
 		_cleanup_free_ char *dir = xstrdup(entries->items[i]);
 		*strrchr(dir, '/') = '\0';
-		add_repo_config_copy(s, &seen, dir);
+		add_repo_config_copies(s, &seen, dir);
 	}
 }
 
