@@ -260,6 +260,19 @@ test_git_configs_named_by_git_config_global_and_worktree_are_shown_without_crede
 	grep -q TOKEN6 "$HOME/elsewhere.gitconfig" || fail "the host's file changed"
 }
 
+test_git_config_tokens_split_by_quotes_or_a_continued_line_are_removed()
+{
+	git init -q .
+	printf '[remote "a"]\n\turl = https://u:TO"KEN7"@git.example/r\n[remote "b"]\n\turl = https://u:TOKEN\\\n8@git.example/r\n' \
+		>>.git/config
+	git config --get remote.b.url | grep -q 'TOKEN8@' || fail "git does not read the token as set up"
+	sbx sh -c 'cat .git/config; git config --get-regexp "remote\..*\.url"'
+	expect_status 0
+	expect_out_lacks TOKEN
+	expect_out_contains "remote.a.url https://git.example/r"
+	expect_out_contains "remote.b.url https://git.example/r"
+}
+
 test_git_config_without_credentials_is_the_host_file()
 {
 	git init -q . && git remote add origin https://github.com/o/r.git

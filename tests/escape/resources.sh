@@ -174,4 +174,21 @@ test_a_1100_deep_project_is_scanned_within_1024_descriptors_and_its_secret_maske
 	grep -q deep-secret-value "$deep" || fail "the secret on the host changed"
 }
 
+test_a_cgroup_left_by_a_killed_run_of_the_same_pid_does_not_stop_the_next()
+{
+	if [ "$(id -u)" -ne 0 ] || ! [ -w /sys/fs/cgroup/pids ]; then
+		skip "only root's runs use a pids cgroup"
+	fi
+	# exec keeps the shell's pid: the run finds the cgroup a killed run
+	# with that pid would have left.
+	sh -c 'own=$(sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup)
+		dir=/sys/fs/cgroup/pids${own%/}/agent-sandbox-$$
+		echo "$dir" >"$1"
+		mkdir "$dir" && exec "$0" true' "$AS" "$T/dir" >"$T/out" 2>"$T/err"
+	rc=$?
+	expect_status 0
+	dir=$(cat "$T/dir")
+	! [ -d "$dir" ] || fail "the run left $dir"
+}
+
 run_tests

@@ -126,6 +126,12 @@ static void git_strip_url_credentials_removes_only_credentials(void **state)
 	    {"url = git@github.com:o/r.git\nurl = /srv/r.git\nurl = file:///a@b/r\n",
 	     "url = git@github.com:o/r.git\nurl = /srv/r.git\nurl = file:///a@b/r\n", 0},
 	    {"url = https://h/p?u=a:b@c\n", "url = https://h/p?u=a:b@c\n", 0},
+	    /* Spellings git reads as one user:password: quotes inside it, an
+	     * escaped character, a line continued with a backslash. */
+	    {"url = https://u:TO\"K\"@h/x\n", "url = https://h/x\n", 1},
+	    {"url = \"https://u:TO\\\"K@h/x\"\n", "url = \"https://h/x\"\n", 1},
+	    {"url = https://user:TOK_B\\\n2@github.com/r\n", "url = https://github.com/r\n", 1},
+	    {"url = https://user:TOK_B\\\r\n2@github.com/r\n", "url = https://github.com/r\n", 1},
 	    {"a://@", "a://@", 0},
 	    {"://u:p@h", "://u:p@h", 0},
 	};

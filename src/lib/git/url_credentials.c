@@ -15,12 +15,26 @@ static bool is_scheme_char(char c)
 }
 
 /* Where a URL's authority ends: at the path, query or fragment, or at what
- * ends a value or a quoted section name in a config file. */
+ * ends a value or a quoted section name in a config file. Git reads a value
+ * with its quotes removed and its escapes resolved, so a quote, an escaped
+ * character or an escaped line end inside the authority does not end it
+ * here either ("u:TO\"K\"@h" and a token split over two lines are one
+ * user:password to git). */
 static size_t authority_len(const char *p, const char *end)
 {
 	size_t n = 0;
-	while (p + n < end && !strchr("/?#\\\"' \t\r\n;", p[n]) && p[n] != '\0')
-		n++;
+	while (p + n < end && p[n] != '\0') {
+		if (p[n] == '"') {
+			n++;
+		} else if (p[n] == '\\' && p + n + 1 < end) {
+			bool crlf = p[n + 1] == '\r' && p + n + 2 < end && p[n + 2] == '\n';
+			n += crlf ? 3 : 2;
+		} else if (strchr("/?#\\' \t\r\n;", p[n])) {
+			break;
+		} else {
+			n++;
+		}
+	}
 	return n;
 }
 

@@ -56,7 +56,12 @@ int pids_cgroup_create(struct pids_cgroup *cg, unsigned max, struct error *err)
 		return 0;
 	_cleanup_free_ char *dir = xasprintf("%s%s%sagent-sandbox-%ld", PIDS_ROOT, own,
 					     strcmp(own, "/") ? "/" : "", (long)getpid());
-	if (mkdir(dir, 0755) < 0) {
+	/* One left by a run of the same pid that was killed before it could
+	 * remove it is empty (bwrap dies with its parent): take its place. */
+	int made = mkdir(dir, 0755);
+	if (made < 0 && errno == EEXIST && rmdir(dir) == 0)
+		made = mkdir(dir, 0755);
+	if (made < 0) {
 		if (unusable(errno))
 			return 0;
 		return error_errno(err, ERROR_SETUP, errno, "making the pids cgroup %s", dir);
