@@ -132,6 +132,16 @@ static void git_strip_url_credentials_removes_only_credentials(void **state)
 	    {"url = \"https://u:TO\\\"K@h/x\"\n", "url = \"https://h/x\"\n", 1},
 	    {"url = https://user:TOK_B\\\n2@github.com/r\n", "url = https://github.com/r\n", 1},
 	    {"url = https://user:TOK_B\\\r\n2@github.com/r\n", "url = https://github.com/r\n", 1},
+	    /* http.extraHeader values, as CI checkouts persist their token. */
+	    {"[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic eC10b2tlbg==\n",
+	     "[http \"https://github.com/\"]\n\textraheader = \n", 1},
+	    {"[http]extraHeader=Bearer T ; note\r\n[core]\n",
+	     "[http]extraHeader= ; note\r\n[core]\n", 1},
+	    {"[http]\n\tExtraHeader = \"X-Token: a;b\" # c\n", "[http]\n\tExtraHeader =  # c\n", 1},
+	    {"[http]\n extraheader = Authorization: T\\\n2\nx = 1\n",
+	     "[http]\n extraheader = \nx = 1\n", 1},
+	    {"[http]\n\textraheader =\n\textraheader\n\tx = extraheader = v\n",
+	     "[http]\n\textraheader =\n\textraheader\n\tx = extraheader = v\n", 0},
 	    {"a://@", "a://@", 0},
 	    {"://u:p@h", "://u:p@h", 0},
 	};

@@ -1,7 +1,9 @@
-/* This file removes credentials from the URLs in a git config file's text.
- * It works on bytes, not on git's syntax: a URL is found wherever "://"
- * follows a scheme, in values and in section names ([url "..."] insteadOf,
- * [credential "..."]) alike, so that no spelling git accepts hides one. */
+/* This file removes credentials from a git config file's text: from URLs,
+ * and the values of http.extraHeader (where CI checkouts keep their token
+ * as "AUTHORIZATION: basic ..."). It works on bytes, not on git's syntax: a
+ * URL is found wherever "://" follows a scheme, in values and in section
+ * names ([url "..."] insteadOf, [credential "..."]) alike, so that no
+ * spelling git accepts hides one. */
 #include "git/url_credentials.h"
 
 #include <ctype.h>
@@ -48,7 +50,7 @@ static bool drops_user(const char *scheme, size_t len)
 	return false;
 }
 
-size_t git_strip_url_credentials(const char *text, size_t len, struct strbuf *out)
+static size_t strip_urls(const char *text, size_t len, struct strbuf *out)
 {
 	const char *p = text, *end = text + len, *copied = text;
 	size_t changed = 0;
@@ -78,5 +80,82 @@ size_t git_strip_url_credentials(const char *text, size_t len, struct strbuf *ou
 		changed++;
 	}
 	strbuf_add(out, copied, (size_t)(end - copied));
+	return changed;
+}
+
+/* Where the value that starts at p ends: at the end of its line, or at a
+ * comment outside quotes. A backslash escapes the next byte, a line end
+ * included, which continues the value on the next line, as git reads it. */
+static const char *value_end(const char *start, const char *end)
+{
+	const char *p = start;
+	bool quoted = false;
+	while (p < end && *p != '\n') {
+		if (*p == '\\' && p + 1 < end) {
+			p += 2;
+			continue;
+		}
+		if (*p == '"')
+			quoted = !quoted;
+		else if (!quoted && (*p == '#' || *p == ';'))
+			break;
+		p++;
+	}
+	/* A value ends before the spaces and the \r that close its line. */
+	while (p > start && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\r'))
+		p--;
+	return p;
+}
+
+/* The key extraHeader (any case) where a key may start: first on its
+ * line, or after the "]" of a section header on the same line. A value
+ * that merely contains the word is rarely more than that, and losing it in
+ * the copy costs less than showing a header that carries a token. */
+static bool is_key_start(const char *text, const char *k)
+{
+	const char *q = k;
+	while (q > text && (q[-1] == ' ' || q[-1] == '\t'))
+		q--;
+	return q == text || q[-1] == '\n' || q[-1] == ']';
+}
+
+static size_t strip_extra_headers(const char *text, size_t len, struct strbuf *out)
+{
+	static const char key[] = "extraheader";
+	const size_t klen = sizeof(key) - 1;
+	const char *p = text, *end = text + len, *copied = text;
+	size_t changed = 0;
+	while ((size_t)(end - p) >= klen) {
+		if (strncasecmp(p, key, klen) != 0 || !is_key_start(text, p)) {
+			p++;
+			continue;
+		}
+		const char *v = p + klen;
+		p = v;
+		while (v < end && (*v == ' ' || *v == '\t'))
+			v++;
+		if (v >= end || *v != '=')
+			continue;
+		v++;
+		while (v < end && (*v == ' ' || *v == '\t'))
+			v++;
+		const char *ve = value_end(v, end);
+		if (ve <= v)
+			continue;
+		strbuf_add(out, copied, (size_t)(v - copied));
+		copied = ve;
+		p = ve;
+		changed++;
+	}
+	strbuf_add(out, copied, (size_t)(end - copied));
+	return changed;
+}
+
+size_t git_strip_url_credentials(const char *text, size_t len, struct strbuf *out)
+{
+	struct strbuf urls = STRBUF_INIT;
+	size_t changed = strip_urls(text, len, &urls);
+	changed += strip_extra_headers(urls.buf ? urls.buf : "", urls.len, out);
+	strbuf_release(&urls);
 	return changed;
 }

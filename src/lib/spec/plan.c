@@ -363,7 +363,7 @@ bool sandbox_spec_trust_refused(const struct sandbox_spec *s)
 
 #define GIT_CONFIG_MAX (4 * 1024 * 1024)
 
-/* One git config file, when its URLs carry credentials and the sandbox
+/* One git config file, when its URLs or extra headers carry credentials and the sandbox
  * shows the file at all. */
 static void add_git_config_copy(struct sandbox_spec *s, struct strv *seen, const char *file)
 {
@@ -389,8 +389,8 @@ static void add_git_config_copy(struct sandbox_spec *s, struct strv *seen, const
 	c->len = sb.len;
 	c->text = strbuf_detach(&sb);
 	c->removed = removed;
-	output_debug("git: %s shown without the credentials of %zu URL%s", c->path, removed,
-		     removed == 1 ? "" : "s");
+	output_debug("git: %s shown without %zu credential%s (URLs, extraHeader values)", c->path,
+		     removed, removed == 1 ? "" : "s");
 }
 
 /* The repository git finds from dir: its config and its worktree's. */
