@@ -287,6 +287,26 @@ test_git_config_extra_headers_are_shown_without_their_values()
 	expect_err_contains "shown without 1 credential"
 }
 
+test_git_config_files_included_from_a_config_are_shown_without_credentials()
+{
+	git init -q . && git remote add origin https://github.com/o/r.git
+	printf '[url "https://x-access-token:TOKENA@github.com/"]\n\tinsteadOf = https://github.com/\n' \
+		>"$HOME/work.inc"
+	printf '[include]\n\tpath = ~/work.inc\n[user]\n\tname = u\n' >"$HOME/.gitconfig"
+	# Relative to the including file, conditional, and nested once more.
+	printf '[includeIf "onbranch:*"]\n\tpath = ../team.inc\n' >>.git/config
+	printf '[include]\n\tpath = deeper.inc\n' >team.inc
+	printf '[remote "b"]\n\turl = https://u:TOKENB@git.example/r\n' >deeper.inc
+	git config --get-regexp 'remote\.b\.url' | grep -q TOKENB || fail "git does not read the include as set up"
+	git config --get-regexp '^url\.' | grep -q TOKENA || fail "git does not read the global include"
+	sbx sh -c 'cat "$HOME/work.inc" deeper.inc; git config --get-regexp "remote\.b\.url|^url\."'
+	expect_status 0
+	expect_out_lacks TOKEN
+	expect_out_contains "remote.b.url https://git.example/r"
+	expect_out_contains "url.https://github.com/.insteadof https://github.com/"
+	grep -q TOKENB deeper.inc && grep -q TOKENA "$HOME/work.inc" || fail "the host's files changed"
+}
+
 test_git_config_without_credentials_is_the_host_file()
 {
 	git init -q . && git remote add origin https://github.com/o/r.git

@@ -12,6 +12,7 @@
 
 #include "base/cleanup.h"
 #include "base/strbuf.h"
+#include "base/xalloc.h"
 
 struct reader {
 	const char *text;
@@ -252,4 +253,27 @@ void git_config_files(char *const *envp, const char *home, const char *git_dir, 
 		strv_pushf(out, "%s/config", common);
 	if (git_dir)
 		strv_pushf(out, "%s/config.worktree", git_dir);
+}
+
+char *git_config_include_path(const char *key, const char *value, const char *file,
+			      const char *home)
+{
+	if (!value || !value[0])
+		return NULL;
+	const char *name = strrchr(key, '.');
+	if (!name || strcmp(name, ".path") != 0)
+		return NULL;
+	if (strcmp(key, "include.path") != 0 && strncmp(key, "includeif.", 10) != 0)
+		return NULL;
+	if (value[0] == '~') {
+		if ((value[1] != '\0' && value[1] != '/') || !home)
+			return NULL;
+		return xasprintf("%s%s", home, value + 1);
+	}
+	if (value[0] == '/')
+		return xstrdup(value);
+	const char *slash = strrchr(file, '/');
+	if (!slash)
+		return xstrdup(value);
+	return xasprintf("%.*s/%s", (int)(slash - file), file, value);
 }

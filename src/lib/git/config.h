@@ -29,3 +29,11 @@ int git_config_parse(const char *text, size_t len, git_config_fn fn, void *data)
  * copies without URL credentials go by this one list. */
 void git_config_files(char *const *envp, const char *home, const char *git_dir, const char *common,
 		      struct strv *out);
+
+/* When key names an included file (include.path, includeIf.<condition>.path;
+ * conditions are not evaluated), the path git opens for value, read in
+ * file: "~/" is home, a relative path is taken from file's directory, as
+ * written (the kernel resolves "." and ".." when it is opened). NULL for
+ * other keys, an empty value, "~user" forms, or "~/" without home. */
+char *git_config_include_path(const char *key, const char *value, const char *file,
+			      const char *home);

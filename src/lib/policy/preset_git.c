@@ -244,15 +244,12 @@ static int on_config(const char *key, const char *value, void *data)
 	size_t section_len = (size_t)(dot - key);
 	if (!value)
 		return 0;
-	bool include = (section_len == 7 && !strncmp(key, "include", 7)) ||
-		       (section_len == 9 && !strncmp(key, "includeif", 9));
-	if (include && !strcmp(name, "path")) {
+	_cleanup_free_ char *included =
+	    git_config_include_path(key, value, rc->file, rc->layout->ctx->home);
+	if (included) {
 		/* Conditions are not evaluated: whichever file git might
 		 * include is protected and read. */
-		_cleanup_free_ char *base = dir_of(rc->file);
-		_cleanup_free_ char *path = absolute_path(value, base, rc->layout->ctx->home);
-		if (!path)
-			return 0;
+		_cleanup_free_ char *path = absolute_path(included, "/", NULL);
 		_cleanup_free_ char *origin = xasprintf("@git (included by %s)", rc->file);
 		protect(rc->layout, path, origin);
 		if (rc->depth < INCLUDE_DEPTH_MAX) {

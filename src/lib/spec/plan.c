@@ -363,9 +363,33 @@ bool sandbox_spec_trust_refused(const struct sandbox_spec *s)
 
 #define GIT_CONFIG_MAX (4 * 1024 * 1024)
 
-/* One git config file, when its URLs or extra headers carry credentials and the sandbox
- * shows the file at all. */
-static void add_git_config_copy(struct sandbox_spec *s, struct strv *seen, const char *file)
+#define GIT_INCLUDE_DEPTH_MAX 10 /* git's own limit */
+
+struct include_walk {
+	struct sandbox_spec *s;
+	struct strv *seen;
+	const char *file; /* as git opens it: includes are relative to it */
+	int depth;
+};
+
+static void add_git_config_copy(struct sandbox_spec *s, struct strv *seen, const char *file,
+				int depth);
+
+/* A file a config includes is read by git as part of it, so its URL
+ * credentials are as much in view: each is shown without them too. */
+static int follow_include(const char *key, const char *value, void *data)
+{
+	struct include_walk *w = data;
+	_cleanup_free_ char *path = git_config_include_path(key, value, w->file, w->s->home);
+	if (path && w->depth < GIT_INCLUDE_DEPTH_MAX)
+		add_git_config_copy(w->s, w->seen, path, w->depth + 1);
+	return 0;
+}
+
+/* One git config file, and those it includes, when their URLs or extra
+ * headers carry credentials and the sandbox shows the file at all. */
+static void add_git_config_copy(struct sandbox_spec *s, struct strv *seen, const char *file,
+				int depth)
 {
 	_cleanup_free_ char *path = realpath(file, NULL);
 	if (!path || strv_contains(seen, path))
@@ -378,6 +402,9 @@ static void add_git_config_copy(struct sandbox_spec *s, struct strv *seen, const
 	size_t len = 0;
 	if (read_file(path, GIT_CONFIG_MAX, &text, &len) < 0)
 		return;
+	struct include_walk walk = {.s = s, .seen = seen, .file = file, .depth = depth};
+	/* A malformed line stops git's reading, and ours, there. */
+	git_config_parse(text, len, follow_include, &walk);
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	size_t removed = git_strip_url_credentials(text, len, &sb);
 	if (!removed)
@@ -404,7 +431,7 @@ static void add_repo_config_copies(struct sandbox_spec *s, struct strv *seen, co
 	git_repo_release(&repo);
 	/* The first is the system's, which the user's list covers. */
 	for (size_t i = 1; i < files.len; i++)
-		add_git_config_copy(s, seen, files.items[i]);
+		add_git_config_copy(s, seen, files.items[i], 0);
 }
 
 /* The config files a git inside reads, as git_config_files lists them:
@@ -418,7 +445,7 @@ static void plan_git_config_copies(struct sandbox_spec *s, char *const *envp)
 	_cleanup_strv_ struct strv user = STRV_INIT;
 	git_config_files(envp, s->home, NULL, NULL, &user);
 	for (size_t i = 0; i < user.len; i++)
-		add_git_config_copy(s, &seen, user.items[i]);
+		add_git_config_copy(s, &seen, user.items[i], 0);
 	add_repo_config_copies(s, &seen, s->cwd);
 	const struct strv *entries = &s->secrets.found.git_entries;
 	for (size_t i = 0; i < entries->len; i++) {
