@@ -165,6 +165,28 @@ test_masked_file_outside_the_working_directory_keeps_its_absolute_path()
 	expect_err_contains "tried to read 1 masked file: $HOME/.npmrc"
 }
 
+test_a_read_of_a_masked_system_file_is_reported()
+{
+	sbx cat /etc/shadow
+	expect_status 0
+	[ -z "$(out)" ] || fail "/etc/shadow is readable: $(out)"
+	[ "$(reads)" = "/etc/shadow|/etc/shadow|@base|1" ] || fail "records: $(reads)"
+	expect_err_contains "tried to read 1 masked file: /etc/shadow"
+}
+
+test_listing_a_masked_directory_shows_nothing_and_is_not_reported()
+{
+	# A masked directory is an empty tmpfs made inside the sandbox: its
+	# names are not there to open, and listing it (as every tree walker,
+	# git status among them, does) reads nothing.
+	mkdir "$HOME/.ssh"
+	echo key >"$HOME/.ssh/id_rsa"
+	sbx sh -c 'ls -A ~/.ssh; cat ~/.ssh/id_rsa 2>/dev/null; echo end'
+	expect_status 0
+	expect_out "end"
+	expect_no_reads
+}
+
 test_a_name_with_terminal_controls_is_escaped_on_stderr()
 {
 	name=$(printf '.env.\033[31mred')
