@@ -90,6 +90,35 @@ print(os.listdir("."))
 	expect_no_reads
 }
 
+test_reopening_an_o_path_descriptor_through_proc_is_reported()
+{
+	# The way from O_PATH to the bytes is a new open of /proc/self/fd/N:
+	# that one is an open of the stand-in like any other.
+	echo a >.env
+	sbx python3 -c '
+import os
+fd = os.open(".env", os.O_PATH)
+with open("/proc/self/fd/%d" % fd) as f:
+    print(repr(f.read()))
+'
+	expect_status 0
+	expect_out "''"
+	[ "$(reads)" = "$(pwd -P)/.env|.env|secret \".env\"|1" ] || fail "records: $(reads)"
+}
+
+test_a_read_after_renaming_the_parent_directory_is_still_reported()
+{
+	# The mount travels with its directory: the file stays masked under
+	# its new name, and the record names the path that was masked.
+	mkdir config
+	echo key >config/prod.pem
+	sbx sh -c 'mv config moved && cat moved/prod.pem; echo "rc=$?"'
+	expect_status 0
+	expect_out "rc=0"
+	[ "$(reads)" = "$(pwd -P)/config/prod.pem|*.pem|secret \"*.pem\"|1" ] ||
+		fail "records: $(reads)"
+}
+
 test_a_masked_file_never_read_gives_no_record()
 {
 	# bwrap binds every stand-in and the init checks each mount: neither
