@@ -44,12 +44,21 @@ struct secret_watch {
 	bool overflowed;
 };
 
+static int compare_match_path(const void *key, const void *item)
+{
+	return strcmp(key, ((const struct secret_match *)item)->path);
+}
+
+/* The secret pattern that masked the file, or the rule's own pattern.
+ * secrets_scan sorts its matches by path; a match not found that way
+ * costs the record only its pattern's precision. */
 static const char *pattern_for(const struct access_entry *e, const struct secret_scan_result *found)
 {
-	for (size_t i = 0; found && i < found->len; i++)
-		if (!strcmp(found->items[i].path, e->path))
-			return found->items[i].pattern;
-	return e->rule->pattern;
+	const struct secret_match *m = found && found->len
+					   ? bsearch(e->path, found->items, found->len,
+						     sizeof(*found->items), compare_match_path)
+					   : NULL;
+	return m ? m->pattern : e->rule->pattern;
 }
 
 /* The first stand-in is a new empty file; the others are hard links to
