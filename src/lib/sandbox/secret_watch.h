@@ -26,8 +26,8 @@
 struct secret_watch;
 
 /* One stand-in per masked file of the policy (exclude entries that are not
- * directories), in policy order, made in a new private directory under
- * base_dir (rundir.c); a dry run only names them. found is the secret
+ * directories), in policy order, made in a new private directory of the runtime
+ * directory (rundir.c); a dry run only names them. found is the secret
  * scan's result, for the pattern that masked each file. */
 int secret_watch_prepare(struct secret_watch **out, const struct policy *policy,
 			 const struct secret_scan_result *found, const char *xdg_runtime_dir,
