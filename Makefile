@@ -7,7 +7,8 @@
 #   make unit         build and run the cmocka unit tests
 #   make check        the whole suite: unit and end-to-end, normal and sanitized
 #   make fuzz         build the libFuzzer targets into build/fuzz/
-#   make bench        start-up against raw bwrap; secret scan against find
+#   make bench        start-up against raw bwrap; secret scan against find;
+#                     start-up with and without the masked-file watch
 #   make deps         install the Debian packages needed to build and test
 #   make format       apply .clang-format; make format-check fails on drift
 
@@ -85,6 +86,7 @@ build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_OBJ)
 bench: all
 	bench/run
 	bench/secret-scan
+	bench/secret-watch
 
 $(BUILD)/bench/secret_scan: bench/secret_scan.c $(LIB_OBJ)
 	mkdir -p $(BUILD)/bench

@@ -386,3 +386,27 @@ void report_quarantine(int fd, const struct guard *g)
 	}
 	write_text(fd, &sb);
 }
+
+#define SECRET_READS_SHOWN 10
+
+void report_secret_reads(int fd, const struct strv *paths, const char *cwd)
+{
+	if (!paths->len)
+		return;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "agent-sandbox: the command tried to read %zu masked file%s: ", paths->len,
+		    paths->len == 1 ? "" : "s");
+	size_t cwd_len = strlen(cwd);
+	for (size_t i = 0; i < paths->len && i < SECRET_READS_SHOWN; i++) {
+		const char *p = paths->items[i];
+		if (i)
+			strbuf_addstr(&sb, ", ");
+		if (strcmp(cwd, "/") != 0 && !strncmp(p, cwd, cwd_len) && p[cwd_len] == '/')
+			p += cwd_len + 1;
+		term_escape_add(&sb, p);
+	}
+	if (paths->len > SECRET_READS_SHOWN)
+		strbuf_addf(&sb, " and %zu more", paths->len - SECRET_READS_SHOWN);
+	strbuf_addstr(&sb, "\n");
+	write_text(fd, &sb);
+}

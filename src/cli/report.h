@@ -51,3 +51,7 @@ int report_guard_plan(int fd, const struct guard_plan *plan, bool all);
 
 /* After the command: what the guard moved aside, and where to. */
 void report_quarantine(int fd, const struct guard *g);
+
+/* After the command: the masked files it tried to read, on one line
+ * (relative to cwd when inside it; the first few, and how many more). */
+void report_secret_reads(int fd, const struct strv *paths, const char *cwd);

@@ -106,5 +106,6 @@ int verb_run(const struct cli *cli, char **envp, const struct cli_io *io, struct
 	int status = sandbox_launch(&s, &sio, &result, err);
 	if (result.guard)
 		report_quarantine(io->err, result.guard);
+	report_secret_reads(io->err, &result.secret_reads, s.cwd);
 	return status;
 }

@@ -205,6 +205,40 @@ static void bwrap_render_renders_each_access_level(void **state)
 		unit_fail("an excluded file is remounted");
 }
 
+/* Each masked file is bound from its own stand-in, in policy order; one
+ * without (fewer stand-ins than masked files) falls back to the shared
+ * empty file, and a masked directory stays a tmpfs. */
+static void bwrap_render_binds_each_masked_file_from_its_own_stand_in(void **state)
+{
+	(void)state;
+	struct access_entry masked[] = {
+	    ENTRY("/home/u", RO, true),
+	    ENTRY("/home/u/.netrc", EXCLUDE, false),
+	    ENTRY("/home/u/.ssh", EXCLUDE, true),
+	    ENTRY("/home/u/proj", RW, true),
+	    ENTRY("/home/u/proj/.env", EXCLUDE, false),
+	    ENTRY("/home/u/proj/key.pem", EXCLUDE, false),
+	};
+	const struct policy p = {.entries = masked, .len = ARRAY_SIZE(masked)};
+	const struct bwrap_copy stand_ins[] = {
+	    {.dest = "/home/u/.netrc", .source = "/run/m/0"},
+	    {.dest = "/home/u/proj/.env", .source = "/run/m/1"},
+	};
+	struct bwrap_input plan = small_plan();
+	plan.policy = &p;
+	plan.stand_ins = stand_ins;
+	plan.stand_ins_len = ARRAY_SIZE(stand_ins);
+	_cleanup_strv_ struct strv args = STRV_INIT;
+	size_t end = bwrap_render(&plan, &args, NULL);
+	assert_true(find_seq(&args, 0, end, SEQ("--ro-bind", "/run/m/0", "/home/u/.netrc")) >= 0);
+	assert_true(find_seq(&args, 0, end, SEQ("--ro-bind", "/run/m/1", "/home/u/proj/.env")) >=
+		    0);
+	assert_true(find_seq(&args, 0, end,
+			     SEQ("--ro-bind", "/run/user/1000/agent-sandbox/empty",
+				 "/home/u/proj/key.pem")) >= 0);
+	assert_true(find_seq(&args, 0, end, SEQ("--tmpfs", "/home/u/.ssh")) >= 0);
+}
+
 static void bwrap_render_binds_root_writable_when_policy_says_so(void **state)
 {
 	struct access_entry with_root[] = {
@@ -438,6 +472,7 @@ int main(void)
 	    cmocka_unit_test(bwrap_render_adds_optional_flags_only_when_planned),
 	    cmocka_unit_test(bwrap_render_lays_out_base_before_rules),
 	    cmocka_unit_test(bwrap_render_renders_each_access_level),
+	    cmocka_unit_test(bwrap_render_binds_each_masked_file_from_its_own_stand_in),
 	    cmocka_unit_test(bwrap_render_binds_root_writable_when_policy_says_so),
 	    cmocka_unit_test(bwrap_render_returns_index_of_separator_before_command),
 	    cmocka_unit_test(bwrap_render_passes_landlock_paths_and_ports_to_the_init),

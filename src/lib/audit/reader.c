@@ -32,6 +32,7 @@ static bool is_denial(struct json_object *r)
 	const char *event = field(r, "event");
 	const char *decision = field(r, "decision");
 	return event && (!strcmp(event, "blocked") || !strcmp(event, "quarantine") ||
+			 !strcmp(event, "secret_read") || !strcmp(event, "secret_watch") ||
 			 (!strcmp(event, "network") && decision && !strcmp(decision, "refused")));
 }
 
@@ -132,6 +133,18 @@ static void add_row(struct strbuf *sb, struct json_object *r)
 		add_text(sb, field(r, "reason"));
 	} else if (event && !strcmp(event, "network")) {
 		add_network(sb, r);
+	} else if (event && !strcmp(event, "secret_read")) {
+		add_text(sb, field(r, "path"));
+		_cleanup_free_ char *count = field_text(r, "count", "?");
+		strbuf_addf(sb, " opened %s time%s (masked: ", count,
+			    strcmp(count, "1") ? "s" : "");
+		add_text(sb, field(r, "pattern"));
+		strbuf_addstr(sb, " by ");
+		add_text(sb, field(r, "rule"));
+		strbuf_addch(sb, ')');
+	} else if (event && !strcmp(event, "secret_watch")) {
+		strbuf_addstr(sb, "reads of masked files not all reported: ");
+		add_text(sb, field(r, "reason"));
 	} else if (event && !strcmp(event, "quarantine")) {
 		add_text(sb, field(r, "path"));
 		strbuf_addstr(sb, field(r, "moved_to") ? " moved to " : " could not be moved: ");

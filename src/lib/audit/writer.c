@@ -281,6 +281,30 @@ void audit_quarantine(struct audit *a, const char *path, const char *moved_to, c
 	json_object_put(r);
 }
 
+void audit_secret_read(struct audit *a, const char *path, const char *pattern, const char *rule,
+		       unsigned long count)
+{
+	if (a->fd < 0)
+		return;
+	struct json_object *r = new_record(a, "secret_read");
+	json_object_object_add(r, "path", json_object_new_string(path));
+	json_object_object_add(r, "pattern", json_object_new_string(pattern));
+	json_object_object_add(r, "rule", json_object_new_string(rule));
+	json_object_object_add(r, "count", json_object_new_int64((int64_t)count));
+	write_record(a, r);
+	json_object_put(r);
+}
+
+void audit_secret_watch(struct audit *a, const char *reason)
+{
+	if (a->fd < 0)
+		return;
+	struct json_object *r = new_record(a, "secret_watch");
+	json_object_object_add(r, "reason", json_object_new_string(reason));
+	write_record(a, r);
+	json_object_put(r);
+}
+
 static bool get_string(struct json_object *obj, const char *key, size_t max, const char **out)
 {
 	struct json_object *v = NULL;

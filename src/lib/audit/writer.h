@@ -106,6 +106,14 @@ void audit_network(struct audit *a, const struct proxy_decision *d);
 void audit_quarantine(struct audit *a, const char *path, const char *moved_to, const char *rule,
 		      const char *error);
 
+/* The command opened a masked file (path as the sandbox sees it; pattern
+ * and rule: what masked it) count times since the last such record. The
+ * caller (secret_watch.c) coalesces and caps these. */
+void audit_secret_read(struct audit *a, const char *path, const char *pattern, const char *rule,
+		       unsigned long count);
+/* Reads of masked files are not (all) reported, and why. */
+void audit_secret_watch(struct audit *a, const char *reason);
+
 /* Checks an event from inside: a JSON object {"event": "blocked",
  * "command": NAME, "argv": [...], "reason": TEXT} within the size limits.
  * Returns a new record holding only those fields, or NULL. */

@@ -134,8 +134,24 @@ static void render_copies_without_entry(const struct bwrap_input *plan, struct m
 	}
 }
 
+/* The masked file's own stand-in: they come in policy order, so one
+ * cursor walks them beside the entries. */
+static void bind_masked_file(const struct bwrap_input *plan, const struct access_entry *e,
+			     size_t *next_stand_in, struct mount_sink *out)
+{
+	const struct bwrap_copy *s =
+	    *next_stand_in < plan->stand_ins_len ? &plan->stand_ins[*next_stand_in] : NULL;
+	if (s && !strcmp(s->dest, e->path)) {
+		(*next_stand_in)++;
+		mount_plan_bind(out, MOUNT_READ_ONLY, s->source, &s->id, e->path);
+		return;
+	}
+	mount_plan_bind(out, MOUNT_READ_ONLY, plan->empty_file, &plan->empty_id, e->path);
+}
+
 static void render_entries(const struct bwrap_input *plan, struct mount_sink *out)
 {
+	size_t next_stand_in = 0;
 	for (size_t i = 0; i < plan->policy->len; i++) {
 		const struct access_entry *e = &plan->policy->entries[i];
 		if (!strcmp(e->path, "/"))
@@ -160,8 +176,7 @@ static void render_entries(const struct bwrap_input *plan, struct mount_sink *ou
 			if (e->is_dir)
 				mount_plan_tmpfs(out, e->path, BWRAP_SMALL_SIZE);
 			else
-				mount_plan_bind(out, MOUNT_READ_ONLY, plan->empty_file,
-						&plan->empty_id, e->path);
+				bind_masked_file(plan, e, &next_stand_in, out);
 			break;
 		}
 	}

@@ -60,6 +60,10 @@ struct bwrap_input {
 	unsigned pids;			     /* processes the command may have; 0: no limit */
 	const struct bwrap_copy *copies;     /* shown in place of the host's files */
 	size_t copies_len;
+	/* Each masked file's own empty stand-in, in policy order (see
+	 * secret_watch.h); a masked file without one gets empty_file. */
+	const struct bwrap_copy *stand_ins;
+	size_t stand_ins_len;
 };
 
 /* Every tmpfs has a size, or it may take half of the host's memory (and

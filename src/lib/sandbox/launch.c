@@ -25,6 +25,7 @@
 #include "sandbox/pids_cgroup.h"
 #include "sandbox/rundir.h"
 #include "sandbox/seccomp.h"
+#include "sandbox/secret_watch.h"
 #include "sandbox/supervise.h"
 #include "spec/debug.h"
 
@@ -97,6 +98,11 @@ static int dispatch_proxy(void *proxy)
 {
 	proxy_dispatch(proxy);
 	return 0;
+}
+
+static int dispatch_secrets(void *watch)
+{
+	return secret_watch_dispatch(watch);
 }
 
 static int dispatch_guard(void *guard)
@@ -252,6 +258,7 @@ struct launch {
 	struct strv copy_files;
 	struct bwrap_copy *copies;
 	size_t copies_len;
+	struct secret_watch *secrets; /* the masked files' stand-ins */
 };
 
 static void launch_release(struct launch *l)
@@ -278,6 +285,7 @@ static void launch_release(struct launch *l)
 	free(l->copies_dir);
 	strv_release(&l->copy_files);
 	free(l->copies);
+	secret_watch_free(l->secrets);
 	free(l->empty);
 	free(l->self);
 	free(l->bwrap);
@@ -347,6 +355,9 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 		return -1;
 	if (make_copies(l, s, dry_run, err) < 0)
 		return -1;
+	if (secret_watch_prepare(&l->secrets, &s->policy, &s->secrets.found,
+				 env_get(s->envp, "XDG_RUNTIME_DIR"), dry_run, err) < 0)
+		return -1;
 	l->seccomp_fd = seccomp_filter_fd(err);
 	if (l->seccomp_fd < 0)
 		return -1;
@@ -400,6 +411,7 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	    .copies = l->copies,
 	    .copies_len = l->copies_len,
 	};
+	in.stand_ins = secret_watch_stand_ins(l->secrets, &in.stand_ins_len);
 	if (!dry_run && identify_sources(&in, &l->net.net, err) < 0)
 		return -1;
 	l->command_start = bwrap_render(&in, &l->args, &l->mounts);
@@ -451,12 +463,13 @@ void sandbox_result_release(struct sandbox_result *r)
 {
 	guard_free(r->guard);
 	r->guard = NULL;
+	strv_release(&r->secret_reads);
 }
 
 int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 		   struct sandbox_result *result, struct error *err)
 {
-	*result = (struct sandbox_result){0};
+	*result = (struct sandbox_result){.secret_reads = STRV_INIT};
 	if (s->nested) {
 		if (require_hardening(s, err) < 0)
 			return -1;
@@ -512,6 +525,13 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 	    .degraded = &s->hardening.degraded,
 	};
 	audit_run_start(&l.audit, &start);
+	/* After the start record, which a record saying reporting is off
+	 * follows; before bwrap, whose binds open nothing. */
+	int secrets_fd = secret_watch_arm(l.secrets, &l.audit,
+					  env_get(s->envp, SECRET_WATCH_BENCH_OFF_ENV) != NULL);
+	if (secrets_fd >= 0)
+		req.sources[req.sources_len++] = (struct supervise_source){
+		    .fd = secrets_fd, .ready = dispatch_secrets, .ctx = l.secrets};
 	int status = supervisor_run(&l.sv, &req, err);
 	supervisor_release(&l.sv);
 	l.sv_ready = false;
@@ -521,6 +541,8 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 			error_set(err, ERROR_SETUP, "%s", guard_stop_reason(l.guard));
 		result->guard = steal_ptr(&l.guard);
 	}
+	secret_watch_finish(l.secrets);
+	secret_watch_take_reads(l.secrets, &result->secret_reads);
 	audit_run_end(&l.audit, status, status < 0 ? err->msg : NULL);
 	/* After the end record, whose own failure counts too, and before the
 	 * log is closed: a log with holes must not pass for a whole one. */

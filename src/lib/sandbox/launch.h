@@ -30,10 +30,11 @@ DEFINE_CLEANUP_FUNC(struct sandbox_rendering, sandbox_rendering_release)
 int sandbox_render(const struct sandbox_spec *spec, const struct sandbox_io *io,
 		   struct sandbox_rendering *out, struct error *err);
 
-/* What a launch leaves for the front end: the guard's findings, to report
- * after the command. */
+/* What a launch leaves for the front end: the guard's findings and the
+ * masked files the command tried to read, to report after the command. */
 struct sandbox_result {
-	struct guard *guard; /* NULL when none ran */
+	struct guard *guard;	  /* NULL when none ran */
+	struct strv secret_reads; /* masked paths opened, as the sandbox sees them */
 };
 
 void sandbox_result_release(struct sandbox_result *r);

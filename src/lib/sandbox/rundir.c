@@ -102,3 +102,8 @@ int rundir_copies_dir(const char *xdg_runtime_dir, char **out, struct error *err
 {
 	return private_dir(xdg_runtime_dir, "copies", out, err);
 }
+
+int rundir_masked_dir(const char *xdg_runtime_dir, char **out, struct error *err)
+{
+	return private_dir(xdg_runtime_dir, "masked", out, err);
+}

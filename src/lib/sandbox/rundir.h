@@ -15,3 +15,7 @@ int rundir_net_dir(const char *xdg_runtime_dir, char **out, struct error *err);
 /* The same, for one run's copies of files shown in place of the host's
  * (git configs without their credentials). The caller removes it. */
 int rundir_copies_dir(const char *xdg_runtime_dir, char **out, struct error *err);
+
+/* The same, for one run's stand-ins of masked files: one empty read-only
+ * file each, watched for reads. The caller removes it. */
+int rundir_masked_dir(const char *xdg_runtime_dir, char **out, struct error *err);
