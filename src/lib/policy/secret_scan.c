@@ -40,6 +40,7 @@ struct walker {
 	struct listing *bufs; /* one per depth, reused across directories */
 	size_t bufs_len;
 	const char *root;
+	size_t rel_offset; /* where the path relative to root starts in path */
 	/* Resolved directories entered through a symlink: each is walked
 	 * once, and a link back into one of them (a loop) is not followed. */
 	struct strv followed;
@@ -47,7 +48,7 @@ struct walker {
 	struct error *err;
 };
 
-static void add_match(struct walker *w, const char *pattern)
+static void add_match(struct walker *w, const char *pattern, bool is_dir)
 {
 	struct secret_scan_result *r = w->out;
 	if (r->len == r->alloc) {
@@ -57,6 +58,7 @@ static void add_match(struct walker *w, const char *pattern)
 	r->items[r->len++] = (struct secret_match){
 	    .path = xstrdup(strbuf_str(&w->path)),
 	    .pattern = pattern,
+	    .is_dir = is_dir,
 	};
 }
 
@@ -147,12 +149,13 @@ static void check_file(struct walker *w, int dirfd, const char *name, size_t len
 		       unsigned char type)
 {
 	const struct secret_scan_options *o = w->opts;
-	const struct pattern *p = pattern_set_match(o->patterns, name);
+	const char *rel = w->path.buf + w->rel_offset;
+	const struct pattern *p = pattern_set_match_path(o->patterns, rel, name, false);
 	const struct content_rule *rule =
 	    !p && o->check_content ? content_rule_for(name, len) : NULL;
 	if (!p && !rule)
 		return;
-	if (pattern_set_match(o->allow, name))
+	if (pattern_set_match_path(o->allow, rel, name, false))
 		return;
 	if (type == DT_LNK) {
 		/* A secret-named link to a regular file: masking it masks the
@@ -166,7 +169,23 @@ static void check_file(struct walker *w, int dirfd, const char *name, size_t len
 	}
 	if (rule && !content_holds_credentials(dirfd, name, rule))
 		return;
-	add_match(w, p ? p->text : rule->reason);
+	add_match(w, p ? p->text : rule->reason, false);
+}
+
+/* A directory (or a link to one) that a pattern with a trailing "/" masks
+ * whole: it is masked and not walked. A masked link masks its target, as
+ * for files (the policy resolves links). */
+static bool check_dir(struct walker *w, const char *name)
+{
+	const struct secret_scan_options *o = w->opts;
+	if (!o->patterns->dir_only)
+		return false;
+	const char *rel = w->path.buf + w->rel_offset;
+	const struct pattern *p = pattern_set_match_path(o->patterns, rel, name, true);
+	if (!p || pattern_set_match_path(o->allow, rel, name, true))
+		return false;
+	add_match(w, p->text, true);
+	return true;
 }
 
 static int walk(struct walker *w, int *dirfd, size_t depth);
@@ -342,7 +361,9 @@ static int walk(struct walker *w, int *dirfd, size_t depth)
 		if (type == DT_LNK && fstatat(*dirfd, name, &st, 0) == 0 && S_ISDIR(st.st_mode)) {
 			/* A link named node_modules is skipped as the directory
 			 * would be. */
-			int r = pattern_set_match(w->opts->skip, name) ? 0 : follow_link(w, depth);
+			int r = check_dir(w, name) || pattern_set_match(w->opts->skip, name)
+				    ? 0
+				    : follow_link(w, depth);
 			strbuf_setlen(&w->path, mark);
 			if (r < 0)
 				return -1;
@@ -351,7 +372,7 @@ static int walk(struct walker *w, int *dirfd, size_t depth)
 		if (type != DT_DIR) {
 			w->out->files++;
 			check_file(w, *dirfd, name, len, type);
-		} else if (!pattern_set_match(w->opts->skip, name) &&
+		} else if (!check_dir(w, name) && !pattern_set_match(w->opts->skip, name) &&
 			   !is_replaced_in_sandbox(&w->path) && !already_followed(w) &&
 			   descend(w, dirfd, name, depth) < 0) {
 			return -1;
@@ -372,6 +393,7 @@ int secret_scan(const char *root, const struct secret_scan_options *opts,
 			   .out = out,
 			   .path = STRBUF_INIT,
 			   .root = root,
+			   .rel_offset = strlen(root) + (strcmp(root, "/") != 0),
 			   .followed = STRV_INIT,
 			   .err = err};
 	strbuf_addstr(&w.path, root);

@@ -1,5 +1,6 @@
-/* This file decides which names count as secrets: the built-in lists below
- * plus the configuration's, where "!x" removes an entry. It hands the walk
+/* This file decides which files count as secrets: the built-in name
+ * patterns below plus the configuration's tree patterns (names, paths from
+ * the working directory, directories), where "!x" removes an entry. It hands the walk
  * to secret_scan.c and turns each find into an exclude rule, which the
  * policy renders as a read-only bind of an empty file (nothing is created
  * on the host). */
@@ -47,12 +48,15 @@ static void build_set(struct pattern_set *set, const char *const *defaults, size
 	pattern_set_build(set, all.items, all.len, true);
 }
 
-bool secrets_would_mask(const struct config *cfg, const char *name)
+bool secrets_would_mask(const struct config *cfg, const char *rel)
 {
 	struct pattern_set patterns, allow;
 	build_set(&patterns, default_patterns, ARRAY_SIZE(default_patterns), &cfg->secret_patterns);
 	build_set(&allow, default_allow, ARRAY_SIZE(default_allow), &cfg->secret_allow);
-	bool masked = pattern_set_match(&patterns, name) && !pattern_set_match(&allow, name);
+	const char *slash = strrchr(rel, '/');
+	const char *name = slash ? slash + 1 : rel;
+	bool masked = pattern_set_match_path(&patterns, rel, name, false) &&
+		      !pattern_set_match_path(&allow, rel, name, false);
 	pattern_set_release(&patterns);
 	pattern_set_release(&allow);
 	return masked;

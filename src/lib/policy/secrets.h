@@ -20,9 +20,10 @@ int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, s
 
 /* One exclude rule per masked file, at the built-in layer: an explicit rule
  * for the same exact path in a config or on the command line wins. */
-/* True when the secret scan, configured by cfg, would mask a file of this
- * name: the trust rule asks whether a project's secrets.allow unmasks one. */
-bool secrets_would_mask(const struct config *cfg, const char *name);
+/* True when the secret scan, configured by cfg, would mask the file at rel
+ * (relative to the working directory): the trust rule asks whether a
+ * project's secrets.allow unmasks one. */
+bool secrets_would_mask(const struct config *cfg, const char *rel);
 
 void secrets_add_rules(const struct secrets *s, struct rule_list *rules);
 
