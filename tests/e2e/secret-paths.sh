@@ -113,6 +113,21 @@ test_masked_directory_is_not_walked_by_the_scan()
 	expect_out_lacks "$T/work/.aws/credentials"
 }
 
+test_directory_pattern_masks_a_linked_directory_and_its_target()
+{
+	# A link named like a masked directory masks what it points at, inside
+	# the tree or out of it, as a secret-named link to a file does.
+	mkdir -p "$T/elsewhere"
+	echo outside-token >"$T/elsewhere/credentials"
+	ln -s "$T/elsewhere" .aws
+	echo '{"secrets": {"patterns": [".aws/"]}}' >.agent-sandbox.json
+	sbx sh -c 'cat .aws/credentials "$1/credentials" 2>&1; ls -A .aws' sh "$T/elsewhere"
+	expect_out_lacks "outside-token"
+	sbx policy
+	expect_out_contains "$T/work/.aws/ (directory, pattern \".aws/\")"
+	expect_content "$T/elsewhere/credentials" outside-token
+}
+
 test_allow_with_a_path_unmasks_that_file_only()
 {
 	make_files config/dev.pem config/prod.pem other/dev.pem
