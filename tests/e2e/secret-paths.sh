@@ -26,6 +26,26 @@ sub/config/prod.pem=secret-sub/config/prod.pem"
 	expect_content config/prod.pem "secret-config/prod.pem"
 }
 
+test_anchored_pattern_names_a_file_through_a_linked_directory()
+{
+	# config is a link: the walk meets the file as real/prod.pem, but the
+	# sandbox shows it as config/prod.pem too, which is what the pattern
+	# names. A link back up must not make the walk loop.
+	make_files real/prod.pem real/dev.pem
+	ln -s real config
+	ln -s .. real/up
+	echo '{"secrets": {"patterns": ["!*.pem", "config/prod.pem", "/**/up/x/y.pem"]}}' \
+		>.agent-sandbox.json
+	approve_config
+	read_all config/prod.pem real/prod.pem config/dev.pem
+	expect_out "config/prod.pem=
+real/prod.pem=
+config/dev.pem=secret-real/dev.pem"
+	sbx policy
+	expect_out_contains "secret files       1 masked"
+	expect_out_contains "$T/work/config/prod.pem  (pattern \"config/prod.pem\")"
+}
+
 test_leading_slash_anchors_a_single_name_at_the_working_directory()
 {
 	make_files .env.local sub/.env.local secrets/a.key x/secrets/b.key

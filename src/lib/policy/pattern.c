@@ -406,7 +406,7 @@ static uint64_t skip_empty_dirs(const struct pattern *segs, size_t n, uint64_t s
 /* Segments against the path, as a set of states (bit i: the first i
  * segments matched what was read), so that any number of "**" costs one
  * pass over the path, never backtracking. */
-static bool match_segments(const struct pattern *segs, size_t n, const char *rel)
+static uint64_t run_segments(const struct pattern *segs, size_t n, const char *rel)
 {
 	uint64_t states = skip_empty_dirs(segs, n, 1);
 	for (const char *s = rel;;) {
@@ -422,10 +422,14 @@ static bool match_segments(const struct pattern *segs, size_t n, const char *rel
 		}
 		states = skip_empty_dirs(segs, n, next);
 		if (!states || !s[len])
-			break;
+			return states;
 		s += len + 1;
 	}
-	return states >> n & 1;
+}
+
+static bool match_segments(const struct pattern *segs, size_t n, const char *rel)
+{
+	return run_segments(segs, n, rel) >> n & 1;
 }
 
 bool pattern_match(const struct pattern *p, const char *name)
@@ -476,6 +480,18 @@ const struct pattern *pattern_set_match(const struct pattern_set *set, const cha
 		    match_len(&set->items[i], name, len))
 			return &set->items[i];
 	return NULL;
+}
+
+bool pattern_set_reaches_below(const struct pattern_set *set, const char *rel)
+{
+	for (size_t i = 0; i < set->len; i++) {
+		const struct pattern *p = &set->items[i];
+		/* A state short of the last segment: more to match below. */
+		if (p->segments && run_segments(p->segments, p->segments_len, rel) &
+				       ((UINT64_C(1) << p->segments_len) - 1))
+			return true;
+	}
+	return false;
 }
 
 const struct pattern *pattern_set_match_path(const struct pattern_set *set, const char *rel,

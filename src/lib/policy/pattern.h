@@ -99,6 +99,10 @@ void pattern_set_build(struct pattern_set *set, char *const *texts, size_t count
 /* The first name pattern that matches name, or NULL (tree-only forms, with
  * a "/", never match here). */
 const struct pattern *pattern_set_match(const struct pattern_set *set, const char *name);
+/* True when an anchored pattern of set could match a path beneath the
+ * directory rel: a walk that meets rel as another spelling (a link) of a
+ * directory it walks must walk it under this spelling too. */
+bool pattern_set_reaches_below(const struct pattern_set *set, const char *rel);
 /* The first pattern that matches rel (see pattern_match_path), or NULL. */
 const struct pattern *pattern_set_match_path(const struct pattern_set *set, const char *rel,
 					     const char *name, bool is_dir);
