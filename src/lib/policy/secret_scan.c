@@ -55,7 +55,7 @@ struct walker {
 	struct error *err;
 };
 
-static void add_match(struct walker *w, const char *pattern, bool is_dir)
+static void add_match(struct walker *w, const struct pattern *p, const char *reason, bool is_dir)
 {
 	struct secret_scan_result *r = w->out;
 	if (r->len == r->alloc) {
@@ -64,8 +64,9 @@ static void add_match(struct walker *w, const char *pattern, bool is_dir)
 	}
 	r->items[r->len++] = (struct secret_match){
 	    .path = xstrdup(strbuf_str(&w->path)),
-	    .pattern = pattern,
+	    .pattern = p ? p->text : reason,
 	    .is_dir = is_dir,
+	    .anchored = p && p->segments,
 	};
 }
 
@@ -189,7 +190,7 @@ static void check_file(struct walker *w, int dirfd, const char *name, size_t len
 	}
 	if (rule && !content_holds_credentials(dirfd, name, rule))
 		return;
-	add_match(w, p ? p->text : rule->reason, false);
+	add_match(w, p, rule ? rule->reason : NULL, false);
 }
 
 /* A directory (or a link to one) that a pattern with a trailing "/" masks
@@ -203,7 +204,7 @@ static bool check_dir(struct walker *w, const char *name)
 	const struct pattern *p = match_here(w, o->patterns, name, true);
 	if (!p || pattern_set_match_path(o->allow, w->path.buf + w->rel_offset, name, true))
 		return false;
-	add_match(w, p->text, true);
+	add_match(w, p, NULL, true);
 	return true;
 }
 

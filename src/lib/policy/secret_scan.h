@@ -25,6 +25,7 @@ struct secret_match {
 	char *path;	     /* absolute, as found (a symlink's own path) */
 	const char *pattern; /* the pattern text that matched; owned by the options */
 	bool is_dir;	     /* a directory masked whole, not walked */
+	bool anchored;	     /* by a pattern that names a path, not a name */
 };
 
 struct secret_scan_result {
