@@ -208,7 +208,7 @@ static void tree_pattern_rejects_malformed_forms_with_the_expected_form(void **s
 	assert_non_null(strstr(too.msg, "more than 63 segments"));
 }
 
-static void tree_pattern_set_matches_by_kind_and_allows_win_in_the_scan_order(void **state)
+static void tree_pattern_set_matches_by_kind_and_name_lookups_skip_tree_forms(void **state)
 {
 	char *texts[] = {"config/prod.pem", "certs/", "*.pem", "!*.pem"};
 	struct pattern_set set;
@@ -229,6 +229,38 @@ static void tree_pattern_set_matches_by_kind_and_allows_win_in_the_scan_order(vo
 	pattern_set_release(&set);
 }
 
+static void tree_pattern_set_says_when_an_anchored_pattern_reaches_below(void **state)
+{
+	static const struct {
+		const char *pattern;
+		const char *dir;
+		bool want;
+	} cases[] = {
+	    {"config/prod.pem", "config", true},
+	    {"config/prod.pem", "other", false},
+	    {"config/prod.pem", "config/prod.pem", false},
+	    {"a/**/b/*.pem", "a", true},
+	    {"a/**/b/*.pem", "a/x/y", true},
+	    {"a/**/b/*.pem", "z", false},
+	    {"build/**", "build/deep", true},
+	    {"/x/**/y/", "x/q", true},
+	    /* Names match at any depth: the walk meets them anyway. */
+	    {"**/.env*", "config", false},
+	    {"certs/", "certs", false},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *texts[] = {(char *)cases[i].pattern};
+		struct pattern_set set;
+		pattern_set_build(&set, texts, 1, false);
+		bool got = pattern_set_reaches_below(&set, cases[i].dir);
+		if (got != cases[i].want)
+			print_error("pattern <%s> dir <%s>: got %d\n", cases[i].pattern,
+				    cases[i].dir, got);
+		assert_int_equal(got, cases[i].want);
+		pattern_set_release(&set);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,7 +268,8 @@ int main(void)
 	    cmocka_unit_test(tree_pattern_ignores_case_in_every_segment_when_asked),
 	    cmocka_unit_test(tree_pattern_compiles_names_to_the_fast_path),
 	    cmocka_unit_test(tree_pattern_rejects_malformed_forms_with_the_expected_form),
-	    cmocka_unit_test(tree_pattern_set_matches_by_kind_and_allows_win_in_the_scan_order),
+	    cmocka_unit_test(tree_pattern_set_matches_by_kind_and_name_lookups_skip_tree_forms),
+	    cmocka_unit_test(tree_pattern_set_says_when_an_anchored_pattern_reaches_below),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
