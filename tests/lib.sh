@@ -79,6 +79,15 @@ expect_no_file()
 	[ ! -e "$1" ] && [ ! -L "$1" ] || fail "expected $1 not to exist on the host"
 }
 
+# Writes "secret-<path>" into each path, creating directories.
+make_files()
+{
+	for f in "$@"; do
+		mkdir -p "$(dirname "$f")"
+		echo "secret-$f" >"$f"
+	done
+}
+
 expect_content()
 {
 	[ "$(cat "$1")" = "$2" ] || fail "expected $1 to hold '$2', got '$(cat "$1")'"

@@ -183,7 +183,8 @@ static void add_secrets(struct strbuf *sb, const struct secrets *secrets)
 	for (size_t i = 0; i < f->len; i++) {
 		strbuf_addstr(sb, "  masked           ");
 		term_escape_add(sb, f->items[i].path);
-		strbuf_addstr(sb, "  (pattern \"");
+		strbuf_addstr(sb,
+			      f->items[i].is_dir ? "/ (directory, pattern \"" : "  (pattern \"");
 		term_escape_add(sb, f->items[i].pattern);
 		strbuf_addstr(sb, "\")\n");
 	}

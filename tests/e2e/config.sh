@@ -72,7 +72,13 @@ test_bad_configs_are_rejected_with_file_line_and_column()
 {"secrets": {"patterns": ["[abc"]}}|1:27|not closed
 {"secrets": {"patterns": ["[[:alhpa:]]x"]}}|1:27|unknown character class
 {"filesystem": {"ro": ["[[:alpha:]"]}}|1:24|not closed
-{"secrets": {"patterns": ["a/*.pem"]}}|1:27|cannot contain "/"
+{"secrets": {"patterns": ["a//b.pem"]}}|1:27|empty segment at offset 2
+{"secrets": {"patterns": ["/"]}}|1:27|it names no file
+{"secrets": {"patterns": ["../x.pem"]}}|1:27|".." segment at offset 0
+{"secrets": {"allow": ["./config/prod.pem"]}}|1:24|"." segment
+{"secrets": {"patterns": ["a**/b"]}}|1:27|not a whole segment
+{"secrets": {"patterns": ["a/[b"]}}|1:27|segment at offset 2
+{"secrets": {"skip": ["a/b"]}}|1:23|cannot contain "/"
 {"secrets": {"allow": [""]}}|1:24|empty pattern
 {"secrets": {"skip": ["x**"]}}|1:23|**
 {"secrets": {"pattern": []}}|1:14|did you mean "patterns"

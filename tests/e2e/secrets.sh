@@ -4,15 +4,6 @@
 # out of the tree; `policy` and --debug say what was masked and why.
 . "$(dirname "$0")/../lib.sh"
 
-# Writes "secret-<path>" into each path, creating directories.
-make_files()
-{
-	for f in "$@"; do
-		mkdir -p "$(dirname "$f")"
-		echo "secret-$f" >"$f"
-	done
-}
-
 test_secret_files_read_empty_wherever_they_are()
 {
 	# path under the working directory | pattern that masks it

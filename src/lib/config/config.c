@@ -383,13 +383,17 @@ static int load_network(struct loader *ld, struct json_object *root)
 	return 0;
 }
 
-/* Name patterns for secrets and env: each must be a valid single-name glob,
- * optionally prefixed with "!" to remove an earlier one. */
-static int load_name_patterns(struct loader *ld, struct json_object *obj, const char *section,
-			      const char *key, struct strv *dest, struct strv *origins)
+/* Name patterns for secrets and env: each must be a valid single-name glob
+ * (or, for secrets.patterns and secrets.allow, a tree pattern; validate says
+ * which), optionally prefixed with "!" to remove an earlier one. */
+static int load_patterns(struct loader *ld, struct json_object *obj, const char *section,
+			 const char *key, int (*validate)(const char *, struct error *),
+			 struct strv *dest, struct strv *origins)
 {
 	struct json_object *array;
-	if (load_string_array(ld, obj, key, "name patterns", &array) < 0)
+	if (load_string_array(ld, obj, key,
+			      validate == pattern_validate_name ? "name patterns" : "patterns",
+			      &array) < 0)
 		return -1;
 	size_t n = json_object_array_length(array);
 	for (size_t i = 0; i < n; i++) {
@@ -397,7 +401,7 @@ static int load_name_patterns(struct loader *ld, struct json_object *obj, const 
 		struct jsonc_pos pos = {0, 0};
 		jsonc_element_pos(array, i, &pos);
 		_cleanup_error_ struct error perr = ERROR_INIT;
-		if (pattern_validate_name(text[0] == '!' ? text + 1 : text, &perr) < 0)
+		if (validate(text[0] == '!' ? text + 1 : text, &perr) < 0)
 			return fail_at(ld, pos, "in \"%s.%s\": %s", section, key, perr.msg);
 		_cleanup_free_ char *origin = origin_at(ld, pos);
 		config_list_add(dest, origins, text, origin);
@@ -420,6 +424,12 @@ static struct json_object *section_object(struct loader *ld, struct json_object 
 	return v;
 }
 
+static int load_name_patterns(struct loader *ld, struct json_object *obj, const char *section,
+			      const char *key, struct strv *dest, struct strv *origins)
+{
+	return load_patterns(ld, obj, section, key, pattern_validate_name, dest, origins);
+}
+
 static int load_secrets(struct loader *ld, struct json_object *root)
 {
 	static const char *const keys[] = {"patterns", "allow", "skip"};
@@ -434,11 +444,12 @@ static int load_secrets(struct loader *ld, struct json_object *root)
 		jsonc_member_pos(sec, key, &kp, NULL);
 		int r;
 		if (!strcmp(key, "patterns"))
-			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_patterns,
-					       &ld->cfg->origins.secret_patterns);
+			r = load_patterns(ld, sec, "secrets", key, pattern_validate_tree,
+					  &ld->cfg->secret_patterns,
+					  &ld->cfg->origins.secret_patterns);
 		else if (!strcmp(key, "allow"))
-			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_allow,
-					       &ld->cfg->origins.secret_allow);
+			r = load_patterns(ld, sec, "secrets", key, pattern_validate_tree,
+					  &ld->cfg->secret_allow, &ld->cfg->origins.secret_allow);
 		else if (!strcmp(key, "skip"))
 			r = load_name_patterns(ld, sec, "secrets", key, &ld->cfg->secret_skip,
 					       &ld->cfg->origins.secret_skip);

@@ -2,8 +2,9 @@
  * It only reads: directories (getdents64), and the first bytes of the few
  * files that are secrets by content (.npmrc, .yarnrc.yml, id_*). It follows
  * a symlink into a directory only when the directory lies inside the tree
- * and the walk would not otherwise enter it, once each, so that a link to /
- * or to home cannot make the walk leave the tree or loop. */
+ * and the walk would not otherwise enter it (or an anchored pattern names a
+ * path through the link), once each, so that a link to / or to home cannot
+ * make the walk leave the tree or loop. */
 #include "policy/secret_scan.h"
 
 #include <dirent.h>
@@ -40,14 +41,21 @@ struct walker {
 	struct listing *bufs; /* one per depth, reused across directories */
 	size_t bufs_len;
 	const char *root;
+	size_t rel_offset; /* where the path relative to root starts in path */
 	/* Resolved directories entered through a symlink: each is walked
 	 * once, and a link back into one of them (a loop) is not followed. */
 	struct strv followed;
 	size_t following; /* how many followed links the walk is beneath */
+	/* How many of those lead into a directory the walk enters anyway,
+	 * followed only because an anchored pattern names a path through
+	 * the link: beneath them only anchored patterns are matched, so that
+	 * nothing is found twice. */
+	size_t respelling;
+	struct strv respelled; /* resolved directories walked so */
 	struct error *err;
 };
 
-static void add_match(struct walker *w, const char *pattern)
+static void add_match(struct walker *w, const struct pattern *p, const char *reason, bool is_dir)
 {
 	struct secret_scan_result *r = w->out;
 	if (r->len == r->alloc) {
@@ -56,7 +64,9 @@ static void add_match(struct walker *w, const char *pattern)
 	}
 	r->items[r->len++] = (struct secret_match){
 	    .path = xstrdup(strbuf_str(&w->path)),
-	    .pattern = pattern,
+	    .pattern = p ? p->text : reason,
+	    .is_dir = is_dir,
+	    .anchored = p && p->segments,
 	};
 }
 
@@ -143,16 +153,30 @@ static bool is_replaced_in_sandbox(const struct strbuf *path)
 	return false;
 }
 
+/* The first pattern of set that matches the walk's current path; beneath a
+ * link followed for its spelling, only an anchored one. */
+static const struct pattern *match_here(const struct walker *w, const struct pattern_set *set,
+					const char *name, bool is_dir)
+{
+	const char *rel = w->path.buf + w->rel_offset;
+	if (!w->respelling)
+		return pattern_set_match_path(set, rel, name, is_dir);
+	for (size_t i = 0; i < set->len; i++)
+		if (set->items[i].segments && pattern_match_path(&set->items[i], rel, name, is_dir))
+			return &set->items[i];
+	return NULL;
+}
+
 static void check_file(struct walker *w, int dirfd, const char *name, size_t len,
 		       unsigned char type)
 {
 	const struct secret_scan_options *o = w->opts;
-	const struct pattern *p = pattern_set_match(o->patterns, name);
+	const struct pattern *p = match_here(w, o->patterns, name, false);
 	const struct content_rule *rule =
-	    !p && o->check_content ? content_rule_for(name, len) : NULL;
+	    !p && o->check_content && !w->respelling ? content_rule_for(name, len) : NULL;
 	if (!p && !rule)
 		return;
-	if (pattern_set_match(o->allow, name))
+	if (pattern_set_match_path(o->allow, w->path.buf + w->rel_offset, name, false))
 		return;
 	if (type == DT_LNK) {
 		/* A secret-named link to a regular file: masking it masks the
@@ -166,7 +190,22 @@ static void check_file(struct walker *w, int dirfd, const char *name, size_t len
 	}
 	if (rule && !content_holds_credentials(dirfd, name, rule))
 		return;
-	add_match(w, p ? p->text : rule->reason);
+	add_match(w, p, rule ? rule->reason : NULL, false);
+}
+
+/* A directory (or a link to one) that a pattern with a trailing "/" masks
+ * whole: it is masked and not walked. A masked link masks its target, as
+ * for files (the policy resolves links). */
+static bool check_dir(struct walker *w, const char *name)
+{
+	const struct secret_scan_options *o = w->opts;
+	if (!o->patterns->dir_only)
+		return false;
+	const struct pattern *p = match_here(w, o->patterns, name, true);
+	if (!p || pattern_set_match_path(o->allow, w->path.buf + w->rel_offset, name, true))
+		return false;
+	add_match(w, p, NULL, true);
+	return true;
 }
 
 static int walk(struct walker *w, int *dirfd, size_t depth);
@@ -194,24 +233,37 @@ static bool walked_anyway(const struct walker *w, const char *dir)
 /* A symlink to a directory (w->path): the sandbox shows that directory's
  * files under the link's name, and the masks, placed at resolved paths,
  * cover them there too. Only a directory inside the root that the walk
- * would not enter by itself, and not one already followed, is walked. */
+ * would not enter by itself, and not one already followed, is walked; or,
+ * when an anchored pattern names a path through the link ("config/prod.pem"
+ * with config a link), a directory the walk enters anyway is walked again
+ * under the link's name for the anchored patterns alone, once each. */
 static int follow_link(struct walker *w, size_t depth)
 {
 	_cleanup_free_ char *target = realpath(w->path.buf, NULL);
-	if (!target || !path_is_within(target, w->root) || walked_anyway(w, target))
+	if (!target || !path_is_within(target, w->root))
 		return 0;
-	for (size_t i = 0; i < w->followed.len; i++)
-		if (path_is_within(target, w->followed.items[i]))
+	bool respell = walked_anyway(w, target);
+	if (respell && !pattern_set_reaches_below(w->opts->patterns, w->path.buf + w->rel_offset))
+		return 0;
+	/* Beneath a respelled link every directory is one the walk enters
+	 * anyway, and its links are met there under their own names. */
+	if (!respell && w->respelling)
+		return 0;
+	struct strv *seen = respell ? &w->respelled : &w->followed;
+	for (size_t i = 0; i < seen->len; i++)
+		if (path_is_within(target, seen->items[i]))
 			return 0;
 	_cleanup_close_ int fd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		w->out->unreadable++;
 		return 0;
 	}
-	strv_push(&w->followed, target);
-	w->following++;
+	strv_push(seen, target);
+	w->following += !respell;
+	w->respelling += respell;
 	int r = walk(w, &fd, depth + 1);
-	w->following--;
+	w->respelling -= respell;
+	w->following -= !respell;
 	return r;
 }
 
@@ -336,13 +388,15 @@ static int walk(struct walker *w, int *dirfd, size_t depth)
 		if (!(mark == 1 && w->path.buf[0] == '/'))
 			strbuf_addch(&w->path, '/');
 		strbuf_add(&w->path, name, len);
-		if (len == 4 && !memcmp(name, ".git", 4) && type != DT_UNKNOWN)
+		if (len == 4 && !memcmp(name, ".git", 4) && type != DT_UNKNOWN && !w->respelling)
 			strv_push(&w->out->git_entries, w->path.buf);
 		struct stat st;
 		if (type == DT_LNK && fstatat(*dirfd, name, &st, 0) == 0 && S_ISDIR(st.st_mode)) {
 			/* A link named node_modules is skipped as the directory
 			 * would be. */
-			int r = pattern_set_match(w->opts->skip, name) ? 0 : follow_link(w, depth);
+			int r = check_dir(w, name) || pattern_set_match(w->opts->skip, name)
+				    ? 0
+				    : follow_link(w, depth);
 			strbuf_setlen(&w->path, mark);
 			if (r < 0)
 				return -1;
@@ -351,7 +405,7 @@ static int walk(struct walker *w, int *dirfd, size_t depth)
 		if (type != DT_DIR) {
 			w->out->files++;
 			check_file(w, *dirfd, name, len, type);
-		} else if (!pattern_set_match(w->opts->skip, name) &&
+		} else if (!check_dir(w, name) && !pattern_set_match(w->opts->skip, name) &&
 			   !is_replaced_in_sandbox(&w->path) && !already_followed(w) &&
 			   descend(w, dirfd, name, depth) < 0) {
 			return -1;
@@ -372,7 +426,9 @@ int secret_scan(const char *root, const struct secret_scan_options *opts,
 			   .out = out,
 			   .path = STRBUF_INIT,
 			   .root = root,
+			   .rel_offset = strlen(root) + (strcmp(root, "/") != 0),
 			   .followed = STRV_INIT,
+			   .respelled = STRV_INIT,
 			   .err = err};
 	strbuf_addstr(&w.path, root);
 	int r = walk(&w, &fd, 0);
@@ -381,6 +437,7 @@ int secret_scan(const char *root, const struct secret_scan_options *opts,
 	free(w.bufs);
 	strbuf_release(&w.path);
 	strv_release(&w.followed);
+	strv_release(&w.respelled);
 	if (r < 0)
 		secret_scan_result_release(out);
 	return r;

@@ -1,5 +1,6 @@
 /* The secret scan: one walk over the working directory that finds the files
- * whose names match the secret patterns. It is on the start-up path of every
+ * (and, for patterns with a trailing "/", the directories) that the secret
+ * patterns match, by name or by their path from the root. It is on the start-up path of every
  * run, so it reads directories with getdents64, trusts d_type instead of
  * calling stat, and allocates only for what it finds. */
 #pragma once
@@ -12,8 +13,8 @@
 #include "base/strv.h"
 
 struct secret_scan_options {
-	const struct pattern_set *patterns; /* names to mask */
-	const struct pattern_set *allow;    /* names never masked */
+	const struct pattern_set *patterns; /* tree patterns to mask */
+	const struct pattern_set *allow;    /* tree patterns never masked */
 	const struct pattern_set *skip;	    /* directories not entered */
 	/* Also mask .npmrc and .yarnrc.yml files that hold registry
 	 * credentials, and id_* files that hold a private key. */
@@ -23,6 +24,8 @@ struct secret_scan_options {
 struct secret_match {
 	char *path;	     /* absolute, as found (a symlink's own path) */
 	const char *pattern; /* the pattern text that matched; owned by the options */
+	bool is_dir;	     /* a directory masked whole, not walked */
+	bool anchored;	     /* by a pattern that names a path, not a name */
 };
 
 struct secret_scan_result {
@@ -42,11 +45,14 @@ struct secret_scan_result {
 #define SECRET_YARNRC_REASON ".yarnrc.yml holding credentials"
 #define SECRET_KEY_REASON "id_* holding a private key"
 
-/* Walks root (absolute, resolved). Symlinks are never followed out of the
- * walk: a symlinked directory is not entered, and a symlink is masked only
- * when its own name matches and it points at a regular file. Directories
- * that cannot be read are counted and skipped (the sandboxed command cannot
- * read them either). */
+/* Walks root (absolute, resolved). Patterns are matched against each
+ * entry's path relative to root (a symlinked directory's entries under the
+ * link's spelling); a pattern without a trailing "/" matches only what is
+ * not a directory, one with it only directories, which are masked whole and
+ * not walked. An allow pattern that matches wins over any mask. Symlinks are never followed out of
+ * the walk: a symlinked directory is not entered, and a symlink is masked only when its own name
+ * matches and it points at a regular file. Directories that cannot be read are counted and skipped
+ * (the sandboxed command cannot read them either). */
 int secret_scan(const char *root, const struct secret_scan_options *opts,
 		struct secret_scan_result *out, struct error *err);
 

@@ -1,5 +1,6 @@
-/* This file decides which names count as secrets: the built-in lists below
- * plus the configuration's, where "!x" removes an entry. It hands the walk
+/* This file decides which files count as secrets: the built-in name
+ * patterns below plus the configuration's tree patterns (names, paths from
+ * the working directory, directories), where "!x" removes an entry. It hands the walk
  * to secret_scan.c and turns each find into an exclude rule, which the
  * policy renders as a read-only bind of an empty file (nothing is created
  * on the host). */
@@ -7,9 +8,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "base/cleanup.h"
+#include "policy/path.h"
 #include "policy/pattern.h"
 #include "base/strv.h"
 #include "base/xalloc.h"
@@ -47,12 +50,15 @@ static void build_set(struct pattern_set *set, const char *const *defaults, size
 	pattern_set_build(set, all.items, all.len, true);
 }
 
-bool secrets_would_mask(const struct config *cfg, const char *name)
+bool secrets_would_mask(const struct config *cfg, const char *rel)
 {
 	struct pattern_set patterns, allow;
 	build_set(&patterns, default_patterns, ARRAY_SIZE(default_patterns), &cfg->secret_patterns);
 	build_set(&allow, default_allow, ARRAY_SIZE(default_allow), &cfg->secret_allow);
-	bool masked = pattern_set_match(&patterns, name) && !pattern_set_match(&allow, name);
+	const char *slash = strrchr(rel, '/');
+	const char *name = slash ? slash + 1 : rel;
+	bool masked = pattern_set_match_path(&patterns, rel, name, false) &&
+		      !pattern_set_match_path(&allow, rel, name, false);
 	pattern_set_release(&patterns);
 	pattern_set_release(&allow);
 	return masked;
@@ -71,7 +77,7 @@ static int compare_matches(const void *a, const void *b)
 
 int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, struct error *err)
 {
-	*s = (struct secrets){0};
+	*s = (struct secrets){.cwd = xstrdup(cwd)};
 	build_set(&s->patterns, default_patterns, ARRAY_SIZE(default_patterns),
 		  &cfg->secret_patterns);
 	build_set(&s->allow, default_allow, ARRAY_SIZE(default_allow), &cfg->secret_allow);
@@ -99,8 +105,39 @@ int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, s
 	return r;
 }
 
+/* An anchored pattern names a path, so a directory on the way to what it
+ * masked, renamed by the command (the project is writable), would carry the
+ * file past the pattern for the next run. Each real directory between the
+ * working directory and path becomes a mount point, which rename(2)
+ * refuses; a pin takes the access of what covers it. */
+static void pin_ancestors(const struct secrets *s, const char *path, const char *pattern,
+			  struct strv *pinned, struct rule_list *rules)
+{
+	if (!path_is_within(path, s->cwd) || !strcmp(path, s->cwd))
+		return;
+	_cleanup_free_ char *prefix = xstrdup(path);
+	for (size_t i = strlen(s->cwd) + 1; prefix[i]; i++) {
+		if (prefix[i] != '/')
+			continue;
+		prefix[i] = '\0';
+		struct stat st;
+		/* Beneath a symlink there is nothing to pin on this spelling. */
+		if (lstat(prefix, &st) < 0 || !S_ISDIR(st.st_mode))
+			return;
+		if (!strv_contains(pinned, prefix)) {
+			strv_push(pinned, prefix);
+			_cleanup_free_ char *escaped = pattern_escape(prefix);
+			_cleanup_free_ char *origin =
+			    xasprintf("secret \"%s\" (mount point)", pattern);
+			rule_list_add_tightening(rules, escaped, ACCESS_RW, LAYER_PRESET, origin);
+		}
+		prefix[i] = '/';
+	}
+}
+
 void secrets_add_rules(const struct secrets *s, struct rule_list *rules)
 {
+	_cleanup_strv_ struct strv pinned = STRV_INIT;
 	for (size_t i = 0; i < s->found.len; i++) {
 		const struct secret_match *m = &s->found.items[i];
 		_cleanup_free_ char *escaped = pattern_escape(m->path);
@@ -109,12 +146,20 @@ void secrets_add_rules(const struct secrets *s, struct rule_list *rules)
 		 * rule on the same path: @agent-configs names .envrc, a
 		 * secret too, and must not make it readable again. */
 		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_PRESET, origin);
+		if (!m->anchored)
+			continue;
+		/* As found, and where a link on the way leads. */
+		pin_ancestors(s, m->path, m->pattern, &pinned, rules);
+		_cleanup_free_ char *resolved = realpath(m->path, NULL);
+		if (resolved && strcmp(resolved, m->path))
+			pin_ancestors(s, resolved, m->pattern, &pinned, rules);
 	}
 }
 
 void secrets_release(struct secrets *s)
 {
 	secret_scan_result_release(&s->found);
+	free(s->cwd);
 	pattern_set_release(&s->patterns);
 	pattern_set_release(&s->allow);
 	pattern_set_release(&s->skip);

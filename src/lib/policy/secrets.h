@@ -11,6 +11,7 @@
 struct secrets {
 	struct pattern_set patterns, allow, skip;
 	struct secret_scan_result found;
+	char *cwd; /* the root scanned */
 	double scan_ms;
 	bool skipped_root; /* not scanned: the working directory is / */
 };
@@ -18,12 +19,14 @@ struct secrets {
 /* Scans cwd with the defaults and cfg's additions. */
 int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, struct error *err);
 
-/* One exclude rule per masked file, at the built-in layer: an explicit rule
- * for the same exact path in a config or on the command line wins. */
-/* True when the secret scan, configured by cfg, would mask a file of this
- * name: the trust rule asks whether a project's secrets.allow unmasks one. */
-bool secrets_would_mask(const struct config *cfg, const char *name);
+/* True when the secret scan, configured by cfg, would mask the file at rel
+ * (relative to the working directory): the trust rule asks whether a
+ * project's secrets.allow unmasks one. */
+bool secrets_would_mask(const struct config *cfg, const char *rel);
 
+/* One exclude rule per masked path, at the presets' layer; for a path that
+ * an anchored pattern masked, a mount point on each directory on the way
+ * to it as well (see secrets.c). */
 void secrets_add_rules(const struct secrets *s, struct rule_list *rules);
 
 void secrets_release(struct secrets *s);

@@ -463,9 +463,12 @@ static void compare_secrets(struct comparison *c)
 		if (!from_project(c, &o->secret_allow, i) || p[0] == '!')
 			continue;
 		/* Matched as a glob, "\\.env" is the name ".env": asked about
-		 * its text, the side without the project would not mask it. */
-		_cleanup_free_ char *name = pattern_unescape(p);
-		if (has_glob(p) || secrets_would_mask(c->before, name))
+		 * its text, the side without the project would not mask it. A
+		 * directory ("certs/") unmasks whatever it holds. */
+		size_t len = strlen(p);
+		_cleanup_free_ char *name = pattern_unescape(p + (p[0] == '/'));
+		if (has_glob(p) || (len && p[len - 1] == '/') ||
+		    secrets_would_mask(c->before, name))
 			loosens(c, o->secret_allow.items[i],
 				"\"secrets.allow\": \"%s\" unmasks secret files", p);
 	}

@@ -68,8 +68,8 @@ void debug_secrets(const struct secrets *secrets)
 		     "directories skipped); %zu masked",
 		     f->files, f->dirs, secrets->scan_ms, f->unreadable, f->len);
 	for (size_t i = 0; i < f->len; i++)
-		output_debug("secrets: masked %s (pattern \"%s\")", f->items[i].path,
-			     f->items[i].pattern);
+		output_debug("secrets: masked %s%s (pattern \"%s\")", f->items[i].path,
+			     f->items[i].is_dir ? "/ (directory)" : "", f->items[i].pattern);
 }
 void debug_env(const struct env_result *env)
 {
