@@ -91,17 +91,33 @@ size_t host_sockets_parse(const char *text, size_t len,
 	return count;
 }
 
-static bool in_private_dir(const char *path)
+/* Whether the sandbox shows PATH: everything outside its private mounts,
+ * and what the policy binds into them (the project or the home directory
+ * may live under /tmp). */
+static bool seen_inside(const char *path, const struct strv *binds)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(private_dirs); i++)
+	const char *private = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(private_dirs) && !private; i++)
 		if (path_is_within(path, private_dirs[i]))
+	private = private_dirs[i];
+	if (!private)
+		return true;
+	/* A bind of "/" or /home does not reach into the private /tmp. */
+	for (size_t i = 0; binds && i < binds->len; i++)
+		if (path_is_within(binds->items[i], private) && strcmp(binds->items[i], private) &&
+		    path_is_within(path, binds->items[i]))
 			return true;
 	return false;
 }
 
+struct scan {
+	const struct strv *binds;
+	struct strv *found;
+};
+
 static void consider(const char *name, size_t len, void *data)
 {
-	struct strv *found = data;
+	struct scan *scan = data;
 	char path[PATH_MAX];
 	if (len >= sizeof(path) || memchr(name, '\0', len))
 		return;
@@ -119,22 +135,23 @@ static void consider(const char *name, size_t len, void *data)
 	/* Stale names (the file renamed or removed, another file in its
 	 * place) are common: what is there now decides. */
 	struct stat st;
-	if (in_private_dir(path) || lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
+	if (!seen_inside(path, scan->binds) || lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return;
 	char *real = realpath(path, NULL);
-	if (real && !in_private_dir(real) && !strv_contains(found, real))
-		strv_push_owned(found, real);
+	if (real && seen_inside(real, scan->binds) && !strv_contains(scan->found, real))
+		strv_push_owned(scan->found, real);
 	else
 		free(real);
 }
 
-void host_sockets_scan(struct strv *found)
+void host_sockets_scan(const struct strv *binds, struct strv *found)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	if (read_file("/proc/net/unix", 64u << 20, &text, &len) < 0)
 		return;
-	host_sockets_parse(text, len, consider, found);
+	struct scan scan = {.binds = binds, .found = found};
+	host_sockets_parse(text, len, consider, &scan);
 }
 
 static void hide(struct rule_list *rules, const char *path, const char *why)

@@ -19,9 +19,10 @@ size_t host_sockets_parse(const char *text, size_t len,
 
 /* The canonical paths of the unix sockets bound on the host right now
  * that a sandbox would see: sockets beneath its private /run, /tmp, /dev
- * and /proc are left out, and so is what is no longer a socket. Missing
- * or unreadable /proc/net/unix: none (the known locations still hold). */
-void host_sockets_scan(struct strv *found);
+ * and /proc are left out unless within one of `binds` (the paths the
+ * policy mounts there), and so is what is no longer a socket. Missing or
+ * unreadable /proc/net/unix: none (the known locations still hold). */
+void host_sockets_scan(const struct strv *binds, struct strv *found);
 
 /* Adds an exclude rule (layer built-in) for each such socket that the
  * environment names, for the known socket locations, and for each socket

@@ -214,22 +214,48 @@ static char *find_docker_socket(char *const *envp)
 	return xstrdup(path);
 }
 
-/* The host's sockets the user lets through: each listed one that is there
- * now, and the Docker socket with --docker, by canonical path (the scan
- * of /proc/net/unix names them so). A listed path that is something else
- * than a socket is refused: the entry would expose a file or a tree. */
-static int collect_listed_sockets(struct sandbox_spec *s, struct error *err)
+/* The paths a run may bind into its private /tmp and /run: the project,
+ * the home directory and what a rule names (up to its first glob). More
+ * than is bound costs a mask that is not needed, never a socket left out. */
+static void bound_paths(const struct sandbox_spec *s, struct strv *binds)
 {
-	const struct rule_list *listed = &s->cfg.sockets;
-	for (size_t i = 0; i < listed->len; i++) {
-		const struct rule *r = &listed->items[i];
+	strv_push(binds, s->cwd);
+	if (s->home)
+		strv_push(binds, s->home);
+	for (size_t i = 0; i < s->cfg.rules.len; i++) {
+		const struct rule *r = &s->cfg.rules.items[i];
+		if (r->level == ACCESS_EXCLUDE)
+			continue;
+		_cleanup_free_ char *prefix = xstrdup(r->pattern);
+		prefix[strcspn(prefix, "*?[")] = '\0';
+		char *slash = strrchr(prefix, '/');
+		if (pattern_has_glob(r->pattern) && slash)
+			*slash = '\0';
+		_cleanup_free_ char *path = NULL;
+		_cleanup_error_ struct error err = ERROR_INIT;
+		if (*prefix && path_expand(prefix, s->home, s->cwd, &path, &err) == 0)
+			strv_push(binds, path);
+	}
+}
+
+/* The host's sockets cfg lets through: each listed one that is there now,
+ * and the Docker socket with --docker, by canonical path (the scan of
+ * /proc/net/unix names them so). A listed path that is something else
+ * than a socket is refused: the entry would expose a file or a tree. */
+static int listed_sockets(const struct sandbox_spec *s, const struct config *cfg, bool explain,
+			  struct strv *out, struct error *err)
+{
+	for (size_t i = 0; i < cfg->sockets.len; i++) {
+		const struct rule *r = &cfg->sockets.items[i];
 		_cleanup_free_ char *path = NULL;
 		if (path_expand(r->pattern, s->home, s->cwd, &path, err) < 0)
 			return error_prefix(err, "socket %s (%s)", r->pattern, r->origin);
 		struct stat st;
 		if (stat(path, &st) < 0) {
-			output_debug("sockets: %s (%s) is not there now: nothing to let through",
-				     path, r->origin);
+			if (explain)
+				output_debug(
+				    "sockets: %s (%s) is not there now: nothing to let through",
+				    path, r->origin);
 			continue;
 		}
 		if (!S_ISSOCK(st.st_mode))
@@ -239,17 +265,27 @@ static int collect_listed_sockets(struct sandbox_spec *s, struct error *err)
 					 path, r->origin);
 		char *real = realpath(path, NULL);
 		if (real)
-			strv_push_owned(&s->listed_sockets, real);
+			strv_push_owned(out, real);
 	}
-	if (s->cfg.docker.value && s->docker_socket) {
+	if (cfg->docker.value && s->docker_socket) {
 		char *real = realpath(s->docker_socket, NULL);
 		if (real)
-			strv_push_owned(&s->listed_sockets, real);
+			strv_push_owned(out, real);
 	}
+	return 0;
+}
+
+static int collect_sockets(struct sandbox_spec *s, struct error *err)
+{
+	if (listed_sockets(s, &s->cfg, true, &s->listed_sockets, err) < 0)
+		return -1;
 	/* Inside a sandbox the outer one hid the host's sockets already;
 	 * what is bound here now was made inside. */
-	if (!inside_sandbox())
-		host_sockets_scan(&s->host_sockets);
+	if (!inside_sandbox()) {
+		_cleanup_strv_ struct strv binds = STRV_INIT;
+		bound_paths(s, &binds);
+		host_sockets_scan(&binds, &s->host_sockets);
+	}
 	output_debug("sockets: %zu bound on the host outside the private mounts, %zu let "
 		     "through",
 		     s->host_sockets.len, s->listed_sockets.len);
@@ -288,7 +324,13 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 			struct rule_list *rules)
 {
 	add_docker_rule(s, cfg, rules);
-	host_sockets_add_rules(envp, s->home, &s->host_sockets, &s->listed_sockets, rules);
+	/* What this cfg lists: the trust rule's side without the project
+	 * config keeps the sockets the project config lists hidden. Errors
+	 * were the real config's to report (collect_sockets). */
+	_cleanup_strv_ struct strv listed = STRV_INIT;
+	_cleanup_error_ struct error ignored = ERROR_INIT;
+	(void)listed_sockets(s, cfg, false, &listed, &ignored);
+	host_sockets_add_rules(envp, s->home, &s->host_sockets, &listed, rules);
 	for (size_t i = 0; i < cfg->sockets.len; i++) {
 		const struct rule *r = &cfg->sockets.items[i];
 		rule_list_add(rules, r->pattern, r->level, r->layer, r->origin);
@@ -534,7 +576,7 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	}
 
 	s->docker_socket = find_docker_socket(envp);
-	if (collect_listed_sockets(s, err) < 0)
+	if (collect_sockets(s, err) < 0)
 		return -1;
 	/* The audit log is the host's record of what the sandbox did: it is
 	 * hidden inside whether or not a run writes to it (build_rules).
