@@ -163,6 +163,26 @@ test_listed_sockets_are_reachable_in_every_network_mode()
 	expect_out_contains "config.json:1:14"
 }
 
+test_a_socket_bound_after_the_start_is_refused_by_landlock_abi_9()
+{
+	# Not in a known place and bound after the scan: no mask covers it.
+	# Landlock's RESOLVE_UNIX (ABI 9) refuses every socket made outside
+	# the command but the listed ones.
+	abi=$(landlock_abi)
+	[ "$abi" -ge 9 ] || skip "Landlock ABI $abi cannot refuse a socket bound after the start (needs 9)"
+	write_client "$PWD/connect.py"
+	"$AS" sh -c 'sleep 1; "$1" "$2" "$3"' sh "$PY" "$PWD/connect.py" "$PWD/late.sock" \
+		>"$T/out" 2>"$T/err" </dev/null &
+	inside=$!
+	sleep 0.3
+	serve "$PWD/late.sock"
+	rc=0
+	wait "$inside" || rc=$?
+	expect_status 0
+	expect_out "$PWD/late.sock EACCES"
+	expect_nothing_heard
+}
+
 test_a_listed_path_that_is_not_a_socket_is_refused()
 {
 	# A "socket" entry never exposes a tree: the home directory here.
@@ -271,8 +291,8 @@ print(r.returncode)'
 test_the_proxy_socket_refuses_what_the_proxy_refuses()
 {
 	# The command can reach the proxy's socket under the filtered
-	# network (Landlock ABI 9 refuses it that too): handing the proxy a
-	# connection directly gains nothing over the forwarder.
+	# network (Landlock ABI 9 refuses it that too): talking to the proxy
+	# directly gains nothing over the forwarder.
 	cat >direct.py <<'PY'
 import socket, sys
 def ask(data):
@@ -321,6 +341,8 @@ test_debug_and_doctor_say_what_covers_the_hosts_sockets()
 		expect_err_contains "the host's abstract unix sockets stay reachable"
 	fi
 	expect_err_contains "sockets: "
+	sbx doctor
+	expect_out_contains "abstract unix sockets"
 }
 
 run_tests
