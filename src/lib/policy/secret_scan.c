@@ -118,8 +118,10 @@ static const struct content_rule *content_rule_for(const char *name, size_t len)
 static bool content_holds_credentials(int dirfd, const char *name, const struct content_rule *rule)
 {
 	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/* Unread is not harmless: the command, its owner, could have taken
+	 * the permission away in an earlier run to give it back in a later. */
 	if (fd < 0)
-		return false;
+		return errno == EACCES;
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return false;
@@ -313,9 +315,22 @@ static ssize_t read_listing(struct walker *w, int dirfd, size_t depth)
  * the rest of its entries could be anywhere. */
 static int descend(struct walker *w, int *dirfd, const char *name, size_t depth)
 {
+	/* A directory the walk cannot list or search is masked whole: the
+	 * command runs as its owner, so it could have made the directory
+	 * unreadable in an earlier run to read what it holds in the next. */
+	if (faccessat(*dirfd, name, R_OK | X_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == EACCES) {
+		w->out->unreadable++;
+		add_match(w, NULL, SECRET_UNREADABLE_REASON, true);
+		return 0;
+	}
 	int fd = openat(*dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && (errno == EACCES || errno == ENOENT || errno == ELOOP || errno == ENOTDIR)) {
-		/* Unreadable, or gone or replaced since we listed it. */
+	if (fd < 0 && errno == EACCES) {
+		w->out->unreadable++;
+		add_match(w, NULL, SECRET_UNREADABLE_REASON, true);
+		return 0;
+	}
+	if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR)) {
+		/* Gone or replaced since we listed it. */
 		w->out->unreadable++;
 		return 0;
 	}
