@@ -412,4 +412,40 @@ test_policy_says_files_created_after_the_start_are_not_masked()
 	expect_out "late"
 }
 
+
+# Passwords hold what git keeps in a value: ";" inside quotes, "'", spaces;
+# a proxy may be written without a scheme, user:password@host:port.
+test_git_config_passwords_with_quotes_and_spaces_and_proxies_without_scheme_are_removed()
+{
+	git init -q .
+	printf '[remote "a"]\n\turl = "https://u:p;cr3tA@git.example/r"\n[remote "b"]\n\turl = https://u:p'"'"'cr3tB@git.example/r\n[remote "c"]\n\turl = https://u:p cr3tC@git.example/r\n\tproxy = u:cr3tD@proxy.example:3128\n[http]\n\tproxy = "u:cr3tE@proxy.example:3128"\n' \
+		>>.git/config
+	git config --get-regexp 'remote\..*\.url|proxy' >"$T/set-up" || fail "git cannot read the config"
+	[ "$(grep -c cr3t "$T/set-up")" = 5 ] || fail "git does not read the passwords as set up"
+	sbx sh -c 'cat .git/config; git config --get-regexp "remote\..*\.url|proxy"'
+	expect_status 0
+	expect_out_lacks cr3t
+	expect_out_contains "remote.c.url https://git.example/r"
+	expect_out_contains "remote.c.proxy proxy.example:3128"
+	expect_out_contains "http.proxy proxy.example:3128"
+}
+
+# A submodule's config (.git/modules/<name>/config) is pinned, not mounted:
+# a token in its remote URL or an extraHeader, as CI checkouts leave them,
+# must not be readable either.
+test_submodule_config_is_shown_without_url_credentials()
+{
+	git init -q "$HOME/subup" &&
+		git -C "$HOME/subup" commit -q --allow-empty -m one &&
+		git init -q -b main . &&
+		git -c protocol.file.allow=always submodule add -q "$HOME/subup" sub >/dev/null 2>&1 &&
+		git commit -qm sub || fail "could not make the repository"
+	git -C sub config remote.origin.url "https://x-access-token:TOKENS1@github.com/o/sub.git"
+	git -C sub config http.https://github.com/.extraheader "AUTHORIZATION: basic TOKENS1"
+	grep -q "TOKENS1" .git/modules/sub/config || fail "the token is not where git keeps it"
+	sbx sh -c 'cat .git/modules/sub/config; cd sub && git config --list; true'
+	expect_status 0
+	expect_out_lacks TOKEN
+}
+
 run_tests
