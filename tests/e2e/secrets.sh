@@ -436,10 +436,10 @@ test_git_config_passwords_with_quotes_and_spaces_and_proxies_without_scheme_are_
 test_submodule_config_is_shown_without_url_credentials()
 {
 	git init -q "$HOME/subup" &&
-		git -C "$HOME/subup" commit -q --allow-empty -m one &&
+		git -C "$HOME/subup" -c user.name=u -c user.email=u@x commit -q --allow-empty -m one &&
 		git init -q -b main . &&
 		git -c protocol.file.allow=always submodule add -q "$HOME/subup" sub >/dev/null 2>&1 &&
-		git commit -qm sub || fail "could not make the repository"
+		git -c user.name=u -c user.email=u@x commit -qm sub || fail "could not make the repository"
 	git -C sub config remote.origin.url "https://x-access-token:TOKENS1@github.com/o/sub.git"
 	git -C sub config http.https://github.com/.extraheader "AUTHORIZATION: basic TOKENS1"
 	grep -q "TOKENS1" .git/modules/sub/config || fail "the token is not where git keeps it"
