@@ -21,12 +21,17 @@
  * they hold a private key (secret_scan.c), since id_* alone also names
  * source files. Key stores (PKCS#12, Java), Terraform state and variables,
  * kubeconfig, PyPI's upload credentials, dotenv files under any name, and
- * direnv's .envrc, which exports a project's tokens. */
+ * direnv's .envrc, which exports a project's tokens. The password files of
+ * PostgreSQL, MySQL, s3cmd, boto and Apache, and the directories where the
+ * AWS CLI (its SSO and session caches), SSH and GnuPG keep keys, whatever
+ * their files are named, when a copy sits in a project. */
 static const char *const default_patterns[] = {
     ".env",	   ".env.*",	 "*.env",   ".envrc",	     "*.pem",	  "*.key",
     "*.p12",	   "*.pfx",	 "*.jks",   "*.keystore",    "*.tfstate", "*.tfstate.backup",
     "*.tfvars",	   "kubeconfig", ".pypirc", "id_rsa*",	     "id_dsa*",	  "id_ecdsa*",
-    "id_ed25519*", "id_xmss*",	 ".netrc",  "*credentials*", "*secret*",
+    "id_ed25519*", "id_xmss*",	 ".netrc",  "*credentials*", "*secret*",  ".pgpass",
+    ".my.cnf",	   ".s3cfg",	 ".boto",   ".htpasswd",     ".aws/",	  ".ssh/",
+    ".gnupg/",
 };
 /* Public keys are not secrets: "id_*.pub" gives back what "id_rsa*" and
  * the other key types take. */
