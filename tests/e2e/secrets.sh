@@ -19,8 +19,8 @@ config/prod.pem|*.pem
 deep/a/b/c/.env.local|.env.*
 keys/server.KEY|*.key
 certs/client.p12|*.p12
-home/.ssh/id_rsa|id_rsa*
-home/.ssh/id_ed25519|id_ed25519*
+home/ssh/id_rsa|id_rsa*
+home/ssh/id_ed25519|id_ed25519*
 keys/id_ecdsa|id_ecdsa*
 keys/id_ed25519_sk|id_ed25519*
 keys/id_dsa|id_dsa*
@@ -444,6 +444,44 @@ test_submodule_config_is_shown_without_url_credentials()
 	git -C sub config http.https://github.com/.extraheader "AUTHORIZATION: basic TOKENS1"
 	grep -q "TOKENS1" .git/modules/sub/config || fail "the token is not where git keeps it"
 	sbx sh -c 'cat .git/modules/sub/config; cd sub && git config --list; true'
+	expect_status 0
+	expect_out_lacks TOKEN
+}
+
+
+# Password files of common tools and the directories where the AWS CLI, SSH
+# and GnuPG keep keys, when a copy sits in the project.
+test_password_files_and_key_directories_of_common_tools_are_masked()
+{
+	mkdir -p .aws/sso/cache .ssh .gnupg/private-keys-v1.d
+	for f in .pgpass .my.cnf .s3cfg .boto .htpasswd .aws/sso/cache/a.json .ssh/deploy \
+		.gnupg/private-keys-v1.d/k.key; do
+		echo "TOKEN-$f" >"$f"
+	done
+	sbx sh -c 'cat .pgpass .my.cnf .s3cfg .boto .htpasswd .aws/sso/cache/a.json .ssh/deploy \
+		.gnupg/private-keys-v1.d/k.key; ls -A .aws .ssh .gnupg; true'
+	expect_status 0
+	expect_out_lacks TOKEN
+	expect_out_lacks sso
+	expect_out_lacks deploy
+}
+
+
+# Tokens that tools keep in the home directory: git hosting (GitLab, hub,
+# Copilot, Composer), cloud and deploy CLIs, database password files,
+# age keys, shell histories, browser cookies.
+test_home_credentials_of_common_tools_read_empty()
+{
+	for f in .config/glab-cli/config.yml .config/hub .config/github-copilot/hosts.json \
+		.config/composer/auth.json .vault-token .terraform.d/credentials.tfrc.json \
+		.fly/config.yml .huggingface/token .pgpass .my.cnf .s3cfg .boto \
+		.config/sops/age/keys.txt .local/share/atuin/history.db .irb_history \
+		.mozilla/firefox/p/cookies.sqlite .config/google-chrome/Default/Cookies \
+		.vercel/auth.json .config/rclone/rclone.conf; do
+		mkdir -p "$HOME/$(dirname "$f")"
+		echo "TOKEN-$f" >"$HOME/$f"
+	done
+	sbx sh -c 'cd "$HOME" && find . -type f -exec cat {} + 2>/dev/null; true'
 	expect_status 0
 	expect_out_lacks TOKEN
 }
