@@ -486,4 +486,27 @@ test_home_credentials_of_common_tools_read_empty()
 	expect_out_lacks TOKEN
 }
 
+
+# Git reads configuration from the environment too: "git -c" hands it on in
+# GIT_CONFIG_PARAMETERS, and CI jobs set GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>
+# and GIT_CONFIG_VALUE_<n> to an extraHeader or a URL with a token.
+test_git_config_in_the_environment_with_credentials_does_not_reach_the_command()
+{
+	git init -q .
+	GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=http.extraheader \
+		GIT_CONFIG_VALUE_0="AUTHORIZATION: basic TOKENE1" \
+		GIT_CONFIG_KEY_1=remote.origin.url GIT_CONFIG_VALUE_1="https://u:TOKENE2@h/r" \
+		GIT_CONFIG_PARAMETERS="'http.extraheader'='AUTHORIZATION: basic TOKENE3'" \
+		MYSQL_PWD=TOKENE4 SSHPASS=TOKENE5 \
+		sbx sh -c 'env; git config --list'
+	expect_status 0
+	expect_out_lacks TOKEN
+	# Without credentials they pass: git inside keeps its -c settings.
+	GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.editor GIT_CONFIG_VALUE_0=ed \
+		GIT_CONFIG_PARAMETERS="'user.name'='someone'" sbx git config --list
+	expect_status 0
+	expect_out_contains "core.editor=ed"
+	expect_out_contains "user.name=someone"
+}
+
 run_tests
