@@ -33,6 +33,7 @@
 #include "base/io.h"
 #include "policy/path.h"
 #include "cli/report.h"
+#include "sandbox/landlock.h"
 #include "sandbox/seccomp.h"
 #include "spec/spec.h"
 #include "cli/verbs.h"
@@ -346,8 +347,21 @@ static void check_user_namespaces(struct checklist *cl, const char *bwrap, char 
 static void check_landlock(struct checklist *cl)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-	if (abi >= 1)
-		check_ok(cl, "landlock", "ABI %ld", abi);
+	if (abi >= LANDLOCK_ABI_RESOLVE_UNIX)
+		check_ok(cl, "landlock",
+			 "ABI %ld; unix sockets: the host's abstract ones out of reach, pathname "
+			 "ones only when listed",
+			 abi);
+	else if (abi >= LANDLOCK_ABI_SCOPE)
+		check_ok(cl, "landlock",
+			 "ABI %ld; the host's abstract unix sockets are out of reach (pathname "
+			 "ones are masked; ABI %d would also refuse them)",
+			 abi, LANDLOCK_ABI_RESOLVE_UNIX);
+	else if (abi >= 1)
+		check_warn(cl, "landlock", "use a kernel of 6.12 or later (Landlock ABI 6)",
+			   "ABI %ld: with --network=true the host's abstract unix sockets stay "
+			   "reachable",
+			   abi);
 	else if (errno == EOPNOTSUPP)
 		check_warn(cl, "landlock",
 			   "add landlock to the lsm= list on the kernel command line",

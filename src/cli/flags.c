@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "config/config.h"
 #include "net/host_groups.h"
 #include "net/host_match.h"
 #include "policy/pattern.h"
@@ -36,6 +37,8 @@ const char cli_usage[] =
     "      --allow-host HOST   let the filtered network reach HOST (repeatable;\n"
     "                          \"*.example.com\" for subdomains, @group for a group)\n"
     "      --docker            expose the Docker socket (hidden by default)\n"
+    "      --socket PATH       let the command reach the host's unix socket at PATH\n"
+    "                          (repeatable; every other is hidden)\n"
     "      --read-only         nothing is writable except private temp dirs\n"
     "      --dry-run           print the bwrap command, one argument per line, and exit\n"
     "      --debug             explain every decision on stderr\n"
@@ -64,6 +67,7 @@ enum flag_id {
 	F_ALLOW_DEGRADED,
 	F_ALLOW_HOST,
 	F_DOCKER,
+	F_SOCKET,
 	F_READ_ONLY,
 	F_DRY_RUN,
 	F_DEBUG,
@@ -100,6 +104,7 @@ static const struct flag {
     {"network", 0, ARG_ATTACHED, F_NETWORK, "true or false"},
     {"allow-host", 0, ARG_REQUIRED, F_ALLOW_HOST, "a host name"},
     {"docker", 0, ARG_BOOL, F_DOCKER, NULL},
+    {"socket", 0, ARG_REQUIRED, F_SOCKET, "a socket path"},
     {"read-only", 0, ARG_BOOL, F_READ_ONLY, NULL},
     {"dry-run", 0, ARG_BOOL, F_DRY_RUN, NULL},
     {"debug", 0, ARG_BOOL, F_DEBUG, NULL},
@@ -300,6 +305,13 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 	case F_DOCKER:
 		cli->docker = b ? YES : NO;
 		return 0;
+	case F_SOCKET: {
+		_cleanup_error_ struct error serr = ERROR_INIT;
+		if (config_socket_validate(value, &serr) < 0)
+			return error_set(err, ERROR_USAGE, "flag --socket: %s", serr.msg);
+		rule_list_add(&cli->sockets, value, ACCESS_RO, LAYER_CLI, "--socket");
+		return 0;
+	}
 	case F_READ_ONLY:
 		cli->read_only = b ? YES : NO;
 		return 0;
@@ -391,6 +403,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	*cli = (struct cli){
 	    .verb = VERB_RUN,
 	    .rules = RULE_LIST_INIT,
+	    .sockets = RULE_LIST_INIT,
 	    .commands = COMMAND_TABLE_INIT,
 	    .network = UNSET,
 	    .allow_hosts = STRV_INIT,
@@ -494,6 +507,7 @@ void cli_release(struct cli *cli)
 	free(cli->cwd);
 	free(cli->config_path);
 	rule_list_release(&cli->rules);
+	rule_list_release(&cli->sockets);
 	strv_release(&cli->env_allow);
 	strv_release(&cli->env_set);
 	strv_release(&cli->env_block);

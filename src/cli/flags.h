@@ -34,7 +34,8 @@ struct cli {
 	struct rule_list rules;	       /* --ro, --rw, --exclude, at LAYER_CLI */
 	struct command_table commands; /* --cmd, at LAYER_CLI */
 	enum tristate network;
-	struct strv allow_hosts; /* --allow-host, validated */
+	struct strv allow_hosts;  /* --allow-host, validated */
+	struct rule_list sockets; /* --socket, validated */
 	enum tristate docker;
 	enum tristate read_only;
 	bool dry_run;

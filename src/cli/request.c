@@ -11,6 +11,7 @@ void cli_request(const struct cli *cli, char *const *envp, struct sandbox_reques
 	    .envp = envp,
 	    .config_path = cli->config_path,
 	    .rules = &cli->rules,
+	    .sockets = &cli->sockets,
 	    .commands = &cli->commands,
 	    .network = (enum request_setting)cli->network,
 	    .allow_hosts = &cli->allow_hosts,

@@ -45,8 +45,8 @@ test_signal_death_is_recorded()
 
 test_blocked_command_reported_from_inside_is_logged()
 {
-	# With the filtered network the command may not create unix sockets;
-	# it inherits one connected to the audit socket at descriptor 1000.
+	# The command inherits a socket connected to the audit socket at
+	# descriptor 1000: what it sends is checked and marked as from inside.
 	sbx /usr/bin/python3 -c '
 import json, socket
 s = socket.socket(fileno=1000)

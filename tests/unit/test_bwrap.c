@@ -261,9 +261,10 @@ static void bwrap_render_passes_landlock_paths_and_ports_to_the_init(void **stat
 {
 	(void)state;
 	struct hardening layers = {
-	    .landlock_fs = true, .landlock_net = true, .writable = STRV_INIT};
+	    .landlock_fs = true, .landlock_net = true, .writable = STRV_INIT, .sockets = STRV_INIT};
 	strv_push(&layers.writable, "/home/u/proj");
 	strv_push(&layers.writable, "/tmp");
+	strv_push(&layers.sockets, "/home/u/.colima/default/docker.sock");
 	static const uint16_t localhost[] = {5432};
 	struct sandbox_net net = {.proxy_socket = "/run/p.sock",
 				  .http_port = 3128,
@@ -279,10 +280,12 @@ static void bwrap_render_passes_landlock_paths_and_ports_to_the_init(void **stat
 	assert_true(init > 0);
 	assert_true(find_seq(&args, init, args.len,
 			     SEQ(LANDLOCK_RW_ARG "/home/u/proj", LANDLOCK_RW_ARG "/tmp",
+				 LANDLOCK_SOCKET_ARG "/home/u/.colima/default/docker.sock",
 				 LANDLOCK_CONNECT_ARG "3128", LANDLOCK_CONNECT_ARG "1080",
 				 LANDLOCK_CONNECT_ARG "5432", "--")) > init);
 	assert_true(find_seq(&args, 0, args.len, SEQ(LANDLOCK_OFF_ARG)) < 0);
 	strv_release(&layers.writable);
+	strv_release(&layers.sockets);
 }
 
 static void bwrap_render_returns_index_of_separator_before_command(void **state)

@@ -145,6 +145,24 @@ static void config_loads_limits_with_units_and_origins(void **state)
 	assert_string_equal(c, "1000 bytes");
 }
 
+static void config_loads_sockets_with_their_layer_and_origin(void **state)
+{
+	_cleanup_config_ struct config cfg;
+	config_init(&cfg);
+	_cleanup_error_ struct error err = ERROR_INIT;
+	if (load(&cfg, "g.json", "{\"sockets\": [\"~/.colima/default/docker.sock\"]}", LAYER_GLOBAL,
+		 &err) < 0 ||
+	    load(&cfg, "p.json", "{\"sockets\": [\"/srv/app.sock\"]}", LAYER_PROJECT, &err) < 0)
+		unit_fail("%s", err.msg);
+	assert_int_equal(cfg.sockets.len, 2);
+	assert_rule(&cfg.sockets.items[0], "~/.colima/default/docker.sock", ACCESS_RO, LAYER_GLOBAL,
+		    "g.json:1:14", 0);
+	assert_rule(&cfg.sockets.items[1], "/srv/app.sock", ACCESS_RO, LAYER_PROJECT, "p.json:1:14",
+		    1);
+	/* Not a filesystem rule of its own: the plan turns each into one. */
+	assert_int_equal(cfg.rules.len, 0);
+}
+
 static void config_rejects_invalid_text_naming_file_line_and_column(void **state)
 {
 	static const struct {
@@ -155,7 +173,11 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 	    {"{\"filesytem\": {}}", "1:2",
 	     "unknown key \"filesytem\"; did you mean \"filesystem\"? (expected one of: "
 	     "\"filesystem\", \"docker\", \"read-only\", \"network\", \"commands\", "
-	     "\"secrets\", \"env\", \"audit\", \"limits\")"},
+	     "\"secrets\", \"env\", \"audit\", \"limits\", \"sockets\")"},
+	    {"{\"sockets\": [\"~/.docker/run/*.sock\"]}", "1:14",
+	     "in \"sockets\": \"~/.docker/run/*.sock\": a socket is one path, not a pattern "
+	     "(no *, ? or [)"},
+	    {"{\"sockets\": \"/x.sock\"}", "1:13", "expected an array of paths of unix sockets"},
 	    {"{\"limits\": {\"tmp\": \"2X\"}}", "1:20",
 	     "expected a size like \"1G\" or \"512M\" (k, m, g or t) for \"tmp\", but the "
 	     "unit is not one of k, m, g or t"},
@@ -494,6 +516,7 @@ int main(void)
 	    cmocka_unit_test(config_loads_every_supported_key_with_its_position),
 	    cmocka_unit_test(config_keeps_defaults_when_file_is_empty_object),
 	    cmocka_unit_test(config_loads_limits_with_units_and_origins),
+	    cmocka_unit_test(config_loads_sockets_with_their_layer_and_origin),
 	    cmocka_unit_test(config_rejects_invalid_text_naming_file_line_and_column),
 	    unit_tmp_test(config_load_file_names_the_file_in_errors),
 	    unit_tmp_test(config_find_picks_the_one_existing_file_and_refuses_both),

@@ -731,11 +731,41 @@ static int load_limits(struct loader *ld, struct json_object *root)
 	return 0;
 }
 
+int config_socket_validate(const char *text, struct error *err)
+{
+	if (pattern_has_glob(text))
+		return error_set(err, ERROR_CONFIG,
+				 "\"%s\": a socket is one path, not a pattern (no *, ? or [)",
+				 text);
+	return pattern_validate(text, err);
+}
+
+/* sockets: the host's unix sockets the command may reach, each one path. */
+static int load_sockets(struct loader *ld, struct json_object *root)
+{
+	struct json_object *array;
+	if (load_string_array(ld, root, "sockets", "paths of unix sockets", &array) < 0)
+		return -1;
+	size_t n = json_object_array_length(array);
+	for (size_t i = 0; i < n; i++) {
+		const char *path = json_object_get_string(json_object_array_get_idx(array, i));
+		struct jsonc_pos pos = {0, 0};
+		jsonc_element_pos(array, i, &pos);
+		_cleanup_error_ struct error perr = ERROR_INIT;
+		if (config_socket_validate(path, &perr) < 0)
+			return fail_at(ld, pos, "in \"sockets\": %s", perr.msg);
+		_cleanup_free_ char *origin = origin_at(ld, pos);
+		rule_list_add(&ld->cfg->sockets, path, ACCESS_RO, ld->layer, origin);
+	}
+	strbuf_addf(&ld->summary, ", sockets %zu", n);
+	return 0;
+}
+
 static int load_root(struct loader *ld, struct json_object *root)
 {
-	static const char *const keys[] = {"filesystem", "docker",   "read-only",
-					   "network",	 "commands", "secrets",
-					   "env",	 "audit",    "limits"};
+	static const char *const keys[] = {"filesystem", "docker",  "read-only", "network",
+					   "commands",	 "secrets", "env",	 "audit",
+					   "limits",	 "sockets"};
 
 	if (!json_object_is_type(root, json_type_object))
 		return fail_at(ld, (struct jsonc_pos){1, 1},
@@ -766,6 +796,8 @@ static int load_root(struct loader *ld, struct json_object *root)
 			r = load_commands(ld, root), handled = true;
 		else if (!strcmp(key, "limits"))
 			r = load_limits(ld, root), handled = true;
+		else if (!strcmp(key, "sockets"))
+			r = load_sockets(ld, root), handled = true;
 		if (!handled)
 			r = unknown_key(ld, kp, key, "", keys, ARRAY_SIZE(keys));
 		if (r < 0)
@@ -918,6 +950,7 @@ void config_init(struct config *cfg)
 {
 	*cfg = (struct config){
 	    .rules = RULE_LIST_INIT,
+	    .sockets = RULE_LIST_INIT,
 	    .presets = STRV_INIT,
 	    .files = STRV_INIT,
 	    .notes = STRV_INIT,
@@ -948,6 +981,7 @@ void config_init(struct config *cfg)
 void config_release(struct config *cfg)
 {
 	rule_list_release(&cfg->rules);
+	rule_list_release(&cfg->sockets);
 	strv_release(&cfg->presets);
 	strv_release(&cfg->files);
 	strv_release(&cfg->notes);

@@ -87,8 +87,9 @@ struct config_origins {
 };
 
 struct config {
-	struct rule_list rules; /* ro/rw/exclude from global, project and CLI */
-	struct strv presets;	/* "@x" and "!@x" operations in layer order */
+	struct rule_list rules;	  /* ro/rw/exclude from global, project and CLI */
+	struct rule_list sockets; /* unix sockets of the host let through (ro rules) */
+	struct strv presets;	  /* "@x" and "!@x" operations in layer order */
 	struct config_setting docker;
 	struct config_setting read_only;
 	struct strv secret_patterns; /* secrets.patterns; "!x" removes a default */
@@ -134,6 +135,10 @@ int config_load_text(struct config *cfg, const char *name, const char *text, siz
  * entry of those lists is added through here, so that the two stay aligned. */
 void config_list_add(struct strv *list, struct strv *origins, const char *value,
 		     const char *origin);
+
+/* A "sockets" entry or --socket value: one path ("~/" and relative allowed),
+ * no glob: it names a socket, never a tree. */
+int config_socket_validate(const char *text, struct error *err);
 
 void config_set(struct config_setting *setting, bool value, enum layer layer, const char *origin);
 void config_set_limit(struct config_limit *limit, unsigned long long value, enum layer layer,

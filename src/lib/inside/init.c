@@ -32,7 +32,6 @@
 #include "inside/inside.h"
 #include "sandbox/landlock.h"
 #include "sandbox/mount_plan.h"
-#include "sandbox/seccomp.h"
 #include "base/term_escape.h"
 #include "base/xalloc.h"
 
@@ -85,26 +84,28 @@ static void check_mounts(int fd)
 /* What the init applies to the command, from its arguments. */
 struct command_hardening {
 	bool filtered_network;
-	bool allow_unix; /* --docker: the socket it exposes must be reachable */
-	bool landlock;	 /* false only when told --no-landlock */
+	bool landlock; /* false only when told --no-landlock */
 	char **writable;
 	size_t writable_len;
+	char **sockets; /* listed unix sockets, for Landlock ABI 9 */
+	size_t sockets_len;
 	uint16_t *tcp_connect;
 	size_t tcp_connect_len;
 	unsigned pids; /* 0: no limit */
 };
 
 /* The layers that hold the command but not the init: the init keeps its
- * unix socket to the host's proxy and its listening ports. Applied last,
+ * unix socket to the host's proxy (with Landlock ABI 9 the command cannot
+ * connect to it) and its listening ports. Applied last,
  * in the child, so that nothing after them can fail for want of what they
  * take away. Any failure stops the run: the command never starts with
  * less than it was given. */
 static void restrict_command(const struct command_hardening *cl)
 {
-	/* Blocked wrapped commands report through this descriptor once the
-	 * command may no longer create unix sockets. No audit socket (no
-	 * log, or a nested sandbox that keeps the outer one's): nothing to
-	 * inherit. */
+	/* Blocked wrapped commands report through this descriptor, or, when
+	 * a caller closed it, through a socket of their own (the audit socket
+	 * is among the Landlock plan's sockets). No audit socket (no log, or
+	 * a nested sandbox that keeps the outer one's): nothing to inherit. */
 	(void)audit_inherit_socket();
 
 	struct error err = ERROR_INIT;
@@ -115,13 +116,12 @@ static void restrict_command(const struct command_hardening *cl)
 		    .restrict_tcp = cl->filtered_network,
 		    .tcp_connect = cl->tcp_connect,
 		    .tcp_connect_len = cl->tcp_connect_len,
+		    .sockets = cl->sockets,
+		    .sockets_len = cl->sockets_len,
 		};
 		if (landlock_apply(&plan, &err) < 0)
 			die("%s", err.msg);
 	}
-	unsigned flags = cl->filtered_network && !cl->allow_unix ? SECCOMP_COMMAND_NO_UNIX : 0;
-	if (flags && seccomp_filter_load_command(flags, &err) < 0)
-		die("%s", err.msg);
 }
 
 /* The sandbox's own user namespace makes RLIMIT_NPROC count only the
@@ -240,6 +240,7 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	/* At most one entry per argument: sized by argc. */
 	struct command_hardening cl = {
 	    .writable = xcalloc((size_t)argc, sizeof(char *)),
+	    .sockets = xcalloc((size_t)argc, sizeof(char *)),
 	    .tcp_connect = xcalloc((size_t)argc, sizeof(uint16_t)),
 	};
 	for (; arg < argc && strcmp(argv[arg], "--") != 0; arg++) {
@@ -254,8 +255,8 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 			    (uint16_t)parse_number(argv[arg] + strlen(LANDLOCK_CONNECT_ARG), 65535);
 		else if (!strcmp(argv[arg], LANDLOCK_OFF_ARG))
 			landlock_off = true;
-		else if (!strcmp(argv[arg], ALLOW_UNIX_ARG))
-			cl.allow_unix = true;
+		else if (!strncmp(argv[arg], LANDLOCK_SOCKET_ARG, strlen(LANDLOCK_SOCKET_ARG)))
+			cl.sockets[cl.sockets_len++] = argv[arg] + strlen(LANDLOCK_SOCKET_ARG);
 		else if (!strncmp(argv[arg], PIDS_ARG, strlen(PIDS_ARG)))
 			cl.pids = (unsigned)parse_number(argv[arg] + strlen(PIDS_ARG), 1 << 22);
 		else

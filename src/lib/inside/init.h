@@ -17,7 +17,7 @@
 #define LANDLOCK_OFF_ARG "--no-landlock"
 /* With the filtered network the command may not create unix sockets,
  * unless the policy exposes one on purpose (--docker). */
-#define ALLOW_UNIX_ARG "--allow-unix"
+#define LANDLOCK_SOCKET_ARG "--landlock-socket="
 /* How many processes the command may have at once (RLIMIT_NPROC). */
 #define PIDS_ARG "--pids="
 

@@ -1,23 +1,158 @@
-/* This file names the host's service sockets that the sandbox hides: a
- * unix socket on a read-only mount can still be connected to, and behind
- * these sit the user's keys and desktop session. It only adds exclude
- * rules; whether a path exists is the policy's business. A user rule for
- * the same path (say, --rw "$SSH_AUTH_SOCK") wins, as for any built-in.
+/* This file names the host's unix sockets that the sandbox hides: a unix
+ * socket on a read-only mount can still be connected to, and behind these
+ * sit the user's keys, the desktop session and container engines. It only
+ * adds exclude rules; whether a path exists is the policy's business. A
+ * user rule for the same path (say, --socket "$SSH_AUTH_SOCK") wins, as
+ * for any built-in.
  *
- * Already out of reach without a rule: the system bus and everything else
- * under /run (a private tmpfs, also the usual $XDG_RUNTIME_DIR with the
- * session bus, Wayland, gpg-agent and ssh-agent sockets), X11's
- * /tmp/.X11-unix (private /tmp), ~/.ssh and ~/.gnupg (@base excludes them),
- * abstract sockets (a new network namespace has its own; not with
- * --network=true), and Docker's socket (spec/plan.c). */
+ * Three sources: the sockets the environment names; the places where
+ * programs put theirs, hidden whether or not a socket is there now (one
+ * that starts later binds in a directory that is already masked); and
+ * every pathname socket bound on the host now, from /proc/net/unix.
+ *
+ * Already out of reach without a rule: everything under /run (a private
+ * tmpfs: the system bus, $XDG_RUNTIME_DIR with the session bus, Wayland,
+ * gpg-agent and ssh-agent, /run/user, /run/containerd, /run/podman,
+ * /run/docker.sock), /tmp (X11's /tmp/.X11-unix), /dev; ~/.ssh and ~/.gnupg
+ * (@base excludes them); Docker's socket (spec/plan.c); the host's abstract
+ * sockets (a new network namespace has its own; with --network=true,
+ * Landlock's scope from ABI 6). Not found here: a socket bound by a
+ * relative name, or by a process in another network namespace. */
 #include "policy/host_sockets.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/cleanup.h"
+#include "base/io.h"
+#include "base/output.h"
+#include "base/term_escape.h"
 #include "policy/env.h"
+#include "policy/path.h"
 #include "policy/pattern.h"
 #include "base/xalloc.h"
+
+/* The sandbox's private mounts: nothing of the host's is there. */
+static const char *const private_dirs[] = {"/run", "/tmp", "/dev", "/proc"};
+
+/* Where programs bind their sockets beneath the home directory: Docker
+ * Desktop, Colima, Rancher Desktop, Lima, 1Password's ssh agent and git's
+ * credential cache (which hands out the cached token). */
+static const char *const home_dirs[] = {
+    ".docker/run", ".docker/desktop", ".colima", ".lima", ".1password", ".cache/git/credential",
+};
+/* Rancher Desktop keeps its programs beside its socket: only the socket. */
+static const char *const home_files[] = {".rd/docker.sock"};
+/* The system's daemons that are not under /run: LXD (snap and not) and
+ * Incus. */
+static const char *const system_files[] = {
+    "/var/snap/lxd/common/lxd/unix.socket",
+    "/var/lib/lxd/unix.socket",
+    "/var/lib/incus/unix.socket",
+};
+
+/* /proc/net/unix: a header line, then per socket
+ * "Num: RefCount Protocol Flags Type St Inode[ Path]" with the path's bytes
+ * as bound, '@' first for an abstract name. */
+#define UNIX_FIELDS 7
+
+size_t host_sockets_parse(const char *text, size_t len,
+			  void (*fn)(const char *path, size_t path_len, void *data), void *data)
+{
+	size_t count = 0;
+	const char *end = text + len;
+	const char *line = memchr(text, '\n', len);
+	if (!line)
+		return 0;
+	for (line++; line < end;) {
+		const char *eol = memchr(line, '\n', (size_t)(end - line));
+		if (!eol)
+			eol = end;
+		const char *p = line;
+		int fields = 0;
+		while (fields < UNIX_FIELDS && p < eol) {
+			while (p < eol && *p == ' ')
+				p++;
+			if (p == eol)
+				break;
+			while (p < eol && *p != ' ')
+				p++;
+			fields++;
+		}
+		/* One space, then the name (which may itself hold spaces). */
+		if (fields == UNIX_FIELDS && p < eol && *p == ' ' && p + 1 < eol && p[1] != '@') {
+			fn(p + 1, (size_t)(eol - p - 1), data);
+			count++;
+		}
+		line = eol + 1;
+	}
+	return count;
+}
+
+/* Whether the sandbox shows PATH: everything outside its private mounts,
+ * and what the policy binds into them (the project or the home directory
+ * may live under /tmp). */
+static bool seen_inside(const char *path, const struct strv *binds)
+{
+	const char *private = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(private_dirs) && !private; i++)
+		if (path_is_within(path, private_dirs[i]))
+	private = private_dirs[i];
+	if (!private)
+		return true;
+	/* A bind of "/" or /home does not reach into the private /tmp. */
+	for (size_t i = 0; binds && i < binds->len; i++)
+		if (path_is_within(binds->items[i], private) && strcmp(binds->items[i], private) &&
+		    path_is_within(path, binds->items[i]))
+			return true;
+	return false;
+}
+
+struct scan {
+	const struct strv *binds;
+	struct strv *found;
+};
+
+static void consider(const char *name, size_t len, void *data)
+{
+	struct scan *scan = data;
+	char path[PATH_MAX];
+	if (len >= sizeof(path) || memchr(name, '\0', len))
+		return;
+	memcpy(path, name, len);
+	path[len] = '\0';
+	if (path[0] != '/') {
+		if (output_debug_enabled()) {
+			_cleanup_free_ char *shown = term_escape(path);
+			output_debug("host sockets: \"%s\" was bound by a relative name: not "
+				     "found, not hidden",
+				     shown);
+		}
+		return;
+	}
+	/* Stale names (the file renamed or removed, another file in its
+	 * place) are common: what is there now decides. */
+	struct stat st;
+	if (!seen_inside(path, scan->binds) || lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return;
+	char *real = realpath(path, NULL);
+	if (real && seen_inside(real, scan->binds) && !strv_contains(scan->found, real))
+		strv_push_owned(scan->found, real);
+	else
+		free(real);
+}
+
+void host_sockets_scan(const struct strv *binds, struct strv *found)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (read_file("/proc/net/unix", 64u << 20, &text, &len) < 0)
+		return;
+	struct scan scan = {.binds = binds, .found = found};
+	host_sockets_parse(text, len, consider, &scan);
+}
 
 static void hide(struct rule_list *rules, const char *path, const char *why)
 {
@@ -25,6 +160,19 @@ static void hide(struct rule_list *rules, const char *path, const char *why)
 		return;
 	_cleanup_free_ char *escaped = pattern_escape(path);
 	rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN, why);
+}
+
+/* A socket the scan found, unless the user listed it or a rule here
+ * hides it already. */
+static void hide_found(struct rule_list *rules, const char *path, const struct strv *listed,
+		       const struct strv *hidden)
+{
+	if (listed && strv_contains(listed, path))
+		return;
+	for (size_t i = 0; i < hidden->len; i++)
+		if (path_is_within(path, hidden->items[i]))
+			return;
+	hide(rules, path, "host unix socket; list it with --socket PATH to allow");
 }
 
 /* D-Bus addresses are "unix:path=/x,guid=..;tcp:..": each unix:path. */
@@ -42,7 +190,8 @@ static void hide_dbus(struct rule_list *rules, const char *address, const char *
 	}
 }
 
-void host_sockets_add_rules(char *const *envp, const char *home, struct rule_list *rules)
+void host_sockets_add_rules(char *const *envp, const char *home, const struct strv *found,
+			    const struct strv *listed, struct rule_list *rules)
 {
 	hide(rules, env_get(envp, "SSH_AUTH_SOCK"), "ssh-agent socket (SSH_AUTH_SOCK)");
 	hide_dbus(rules, env_get(envp, "DBUS_SESSION_BUS_ADDRESS"), "D-Bus session bus");
@@ -56,8 +205,9 @@ void host_sockets_add_rules(char *const *envp, const char *home, struct rule_lis
 								  : NULL;
 	if (gnupg_dir) {
 		_cleanup_free_ char *escaped = pattern_escape(gnupg_dir);
-		_cleanup_free_ char *agent = xasprintf("%s/S.gpg-agent*", escaped);
-		rule_list_add(rules, agent, ACCESS_EXCLUDE, LAYER_BUILTIN, "gpg-agent sockets");
+		_cleanup_free_ char *agent = xasprintf("%s/S.*", escaped);
+		rule_list_add(rules, agent, ACCESS_EXCLUDE, LAYER_BUILTIN,
+			      "gpg-agent, dirmngr, keyboxd and scdaemon sockets");
 	}
 
 	/* A Wayland display given as a path rather than a name in
@@ -65,4 +215,17 @@ void host_sockets_add_rules(char *const *envp, const char *home, struct rule_lis
 	const char *wayland = env_get(envp, "WAYLAND_DISPLAY");
 	if (wayland && wayland[0] == '/')
 		hide(rules, wayland, "Wayland display socket");
+
+	_cleanup_strv_ struct strv hidden = STRV_INIT;
+	for (size_t i = 0; home && i < ARRAY_SIZE(home_dirs); i++)
+		strv_pushf(&hidden, "%s/%s", home, home_dirs[i]);
+	for (size_t i = 0; home && i < ARRAY_SIZE(home_files); i++)
+		strv_pushf(&hidden, "%s/%s", home, home_files[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(system_files); i++)
+		strv_push(&hidden, system_files[i]);
+	for (size_t i = 0; i < hidden.len; i++)
+		if (!listed || !strv_contains(listed, hidden.items[i]))
+			hide(rules, hidden.items[i], "where a service binds its unix socket");
+	for (size_t i = 0; found && i < found->len; i++)
+		hide_found(rules, found->items[i], listed, &hidden);
 }

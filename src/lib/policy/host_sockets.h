@@ -1,9 +1,32 @@
-/* The host's service sockets hidden inside the sandbox: ssh-agent, D-Bus,
- * gpg-agent, a Wayland display given by path. */
+/* The host's unix sockets hidden inside the sandbox: the service sockets
+ * the environment names (ssh-agent, D-Bus, gpg-agent, a Wayland display
+ * given by path), the places container engines, password managers and git
+ * put theirs, and every socket bound on the host outside the sandbox's
+ * private mounts, as /proc/net/unix lists it. */
 #pragma once
 
+#include <stddef.h>
+
+#include "base/strv.h"
 #include "policy/rule.h"
 
+/* Calls fn with each pathname (not abstract, not unnamed) in the text of
+ * /proc/net/unix, as the kernel printed it: not NUL-terminated, possibly
+ * relative, stale, or cut short by a newline in the name. The text is
+ * untrusted; nothing is allocated. Returns the number of names passed. */
+size_t host_sockets_parse(const char *text, size_t len,
+			  void (*fn)(const char *path, size_t path_len, void *data), void *data);
+
+/* The canonical paths of the unix sockets bound on the host right now
+ * that a sandbox would see: sockets beneath its private /run, /tmp, /dev
+ * and /proc are left out unless within one of `binds` (the paths the
+ * policy mounts there), and so is what is no longer a socket. Missing or
+ * unreadable /proc/net/unix: none (the known locations still hold). */
+void host_sockets_scan(const struct strv *binds, struct strv *found);
+
 /* Adds an exclude rule (layer built-in) for each such socket that the
- * environment names. */
-void host_sockets_add_rules(char *const *envp, const char *home, struct rule_list *rules);
+ * environment names, for the known socket locations, and for each socket
+ * of `found` that is not in `listed` (the sockets the user lets through,
+ * canonical paths). */
+void host_sockets_add_rules(char *const *envp, const char *home, const struct strv *found,
+			    const struct strv *listed, struct rule_list *rules);

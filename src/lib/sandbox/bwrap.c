@@ -218,20 +218,21 @@ static char *forward_spec(const struct sandbox_net *net)
 }
 
 /* The init applies Landlock to the command: the paths it may write
- * beneath and, with the filtered network, the ports it may connect to. It
+ * beneath, the unix sockets made outside it that it may connect to (ABI 9)
+ * and, with the filtered network, the ports it may connect to. It
  * refuses to start without being told either these or that Landlock is
  * left out. */
 static void render_landlock(const struct bwrap_input *plan, struct strv *args)
 {
 	const struct hardening *l = plan->hardening;
-	if (plan->allow_unix && plan->net)
-		add(args, ALLOW_UNIX_ARG);
 	if (!l || !l->landlock_fs) {
 		add(args, LANDLOCK_OFF_ARG);
 		return;
 	}
 	for (size_t i = 0; i < l->writable.len; i++)
 		strv_pushf(args, "%s%s", LANDLOCK_RW_ARG, l->writable.items[i]);
+	for (size_t i = 0; i < l->sockets.len; i++)
+		strv_pushf(args, "%s%s", LANDLOCK_SOCKET_ARG, l->sockets.items[i]);
 	if (!l->landlock_net || !plan->net)
 		return;
 	strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->http_port);

@@ -53,7 +53,6 @@ struct bwrap_input {
 	const char *audit_socket;	     /* host path of the audit socket, or NULL */
 	const struct wrapper_plan *wrappers; /* NULL for none */
 	bool nested;			     /* keep the outer sandbox's /run/agent-sandbox */
-	bool allow_unix;		     /* keep unix sockets for the command (--docker) */
 	char *const *loader_env;	     /* NAME=VALUE set only inside (env_split_loader) */
 	const struct hardening *hardening;   /* Landlock for the init to apply; NULL: none */
 	unsigned long long tmp_size;	     /* bytes of /tmp; 0: BWRAP_TMP_DEFAULT */

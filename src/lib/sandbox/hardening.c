@@ -35,7 +35,7 @@ int hardening_require(const struct hardening *l, bool allow_degraded, struct err
 
 void hardening_plan(struct hardening *l, const struct policy *policy, bool filtered_network)
 {
-	*l = (struct hardening){.writable = STRV_INIT, .degraded = STRV_INIT};
+	*l = (struct hardening){.writable = STRV_INIT, .sockets = STRV_INIT, .degraded = STRV_INIT};
 	l->filtered_network = filtered_network;
 	l->landlock_abi = landlock_abi();
 	add_writable(l, policy);
@@ -64,13 +64,18 @@ void hardening_plan(struct hardening *l, const struct policy *policy, bool filte
 	}
 }
 
+void hardening_add_socket(struct hardening *l, const char *path)
+{
+	if (!strv_contains(&l->sockets, path))
+		strv_push(&l->sockets, path);
+}
+
 void hardening_describe(const struct hardening *l, struct strbuf *out)
 {
 	strbuf_addf(out,
 		    "layers:\n  namespaces and mounts (bwrap): user, pid, ipc, uts, cgroup%s\n",
 		    l->filtered_network ? ", net (filtered through the proxy)" : "");
-	strbuf_addf(out, "  seccomp: %zu rules (README, \"Security model\")%s\n", seccomp_rules_len,
-		    l->filtered_network ? "; no new unix sockets for the command" : "");
+	strbuf_addf(out, "  seccomp: %zu rules (README, \"Security model\")\n", seccomp_rules_len);
 	if (l->landlock_fs)
 		strbuf_addf(out, "  landlock: ABI %d, writes only beneath %zu paths%s\n",
 			    l->landlock_abi, l->writable.len,
@@ -79,6 +84,17 @@ void hardening_describe(const struct hardening *l, struct strbuf *out)
 					    : "");
 	else
 		strbuf_addf(out, "  landlock: not available in this kernel\n");
+	if (l->landlock_abi >= LANDLOCK_ABI_RESOLVE_UNIX)
+		strbuf_addf(out,
+			    "  landlock: unix sockets made outside the command: only %zu listed\n",
+			    l->sockets.len);
+	if (l->landlock_abi >= LANDLOCK_ABI_SCOPE)
+		strbuf_addf(out, "  landlock: the host's abstract unix sockets are out of reach\n");
+	else if (l->host_network)
+		strbuf_addf(out,
+			    "  landlock: ABI %d has no abstract socket scope (needs %d): with "
+			    "--network=true the host's abstract unix sockets stay reachable\n",
+			    l->landlock_abi, LANDLOCK_ABI_SCOPE);
 	for (size_t i = 0; i < l->degraded.len; i++)
 		strbuf_addf(out, "  degraded (--allow-degraded): %s\n", l->degraded.items[i]);
 }
@@ -86,6 +102,7 @@ void hardening_describe(const struct hardening *l, struct strbuf *out)
 void hardening_release(struct hardening *l)
 {
 	strv_release(&l->writable);
+	strv_release(&l->sockets);
 	strv_release(&l->degraded);
 	free(l->refusal);
 	l->refusal = NULL;

@@ -16,14 +16,20 @@ struct hardening {
 	bool landlock_fs;      /* writes limited to `writable` */
 	bool landlock_net;     /* TCP limited to the forwarder's ports */
 	struct strv writable;  /* the policy's rw paths and the private mounts */
+	struct strv sockets;   /* unix sockets made outside the command it may reach */
 	struct strv degraded;  /* each layer the kernel cannot give, left out */
 	char *refusal;	       /* why a run without --allow-degraded stops, or NULL */
-	bool filtered_network; /* the command gets no new unix sockets */
+	bool filtered_network; /* TCP only to the forwarder's ports */
+	bool host_network;     /* --network=true: no network namespace of its own */
 };
 
 /* Fills L for POLICY, as far as this kernel allows. A layer the kernel
  * cannot give is left out and listed in L->degraded. */
 void hardening_plan(struct hardening *l, const struct policy *policy, bool filtered_network);
+/* A unix socket made outside the command that it may connect to: Landlock
+ * ABI 9 refuses every other (the inside paths of the listed sockets and
+ * of our own audit socket). */
+void hardening_add_socket(struct hardening *l, const char *path);
 /* A run goes on without a layer only when the user allowed it: otherwise
  * an error naming the fix. */
 int hardening_require(const struct hardening *l, bool allow_degraded, struct error *err);

@@ -12,6 +12,8 @@
 /* The lowest ABI for each part. */
 #define LANDLOCK_ABI_FS 1
 #define LANDLOCK_ABI_NET 4
+#define LANDLOCK_ABI_SCOPE 6	    /* abstract unix sockets of the host out of reach */
+#define LANDLOCK_ABI_RESOLVE_UNIX 9 /* pathname sockets: only the listed ones */
 
 /* The kernel's Landlock ABI version, or 0 when it has none (not built in,
  * or not enabled among the LSMs). */
@@ -23,7 +25,21 @@ struct landlock_plan {
 	bool restrict_tcp; /* limit TCP: connect only to these ports, bind none */
 	const uint16_t *tcp_connect;
 	size_t tcp_connect_len;
+	char *const *sockets; /* unix sockets made outside the command it may connect to */
+	size_t sockets_len;
 };
+
+/* What a ruleset handles and grants on a kernel of ABI abi: a pure
+ * function, so that each ABI's ruleset can be checked without that kernel. */
+struct landlock_masks {
+	uint64_t fs;	   /* handled file system rights */
+	uint64_t writable; /* granted beneath a writable path */
+	uint64_t socket;   /* granted on a listed socket (0: not handled) */
+	uint64_t net;	   /* handled network rights */
+	uint64_t scoped;   /* scopes */
+	size_t attr_size;  /* of the ruleset attribute the kernel knows */
+};
+void landlock_masks_for(int abi, bool restrict_tcp, struct landlock_masks *m);
 
 /* Restricts the calling thread (and what it execs) to the plan. Missing
  * paths are skipped (the mounts skipped them too). Returns 0, or -1 with

@@ -210,16 +210,12 @@ static int nested_plan(const struct sandbox_spec *s, struct strv *writable, unsi
 {
 	enum outer_network outer = outer_network();
 	*seccomp = SECCOMP_COMMAND_SANDBOX_RULES;
-	if (outer == OUTER_FILTERED)
-		*seccomp |= SECCOMP_COMMAND_NO_UNIX;
 	if (check_paths(s, writable, err) < 0 || check_network(s, outer, seccomp, err) < 0 ||
 	    check_docker(s, err) < 0)
 		return -1;
 	output_debug("nested: no new namespaces or mounts; landlock: writes beneath %zu paths; "
-		     "seccomp: the sandbox's rules again%s%s",
-		     writable->len,
-		     *seccomp & SECCOMP_COMMAND_NO_UNIX ? ", no new unix sockets" : "",
-		     *seccomp & SECCOMP_COMMAND_NO_INET ? ", no IP sockets" : "");
+		     "seccomp: the sandbox's rules again%s",
+		     writable->len, *seccomp & SECCOMP_COMMAND_NO_INET ? ", no IP sockets" : "");
 	return 0;
 }
 
@@ -240,7 +236,9 @@ int nested_run(const struct sandbox_spec *s, struct error *err)
 		return error_errno(err, ERROR_SETUP, errno, "changing to %s", s->cwd);
 	if (s->hardening.landlock_fs) {
 		struct landlock_plan plan = {.writable = writable.items,
-					     .writable_len = writable.len};
+					     .writable_len = writable.len,
+					     .sockets = s->hardening.sockets.items,
+					     .sockets_len = s->hardening.sockets.len};
 		if (landlock_apply(&plan, err) < 0)
 			return -1;
 	}

@@ -7,7 +7,9 @@
  * Two filters: the sandbox filter, loaded by bwrap just before it runs our
  * init, and the command filter, stacked by the init (or a nested
  * agent-sandbox) onto the command alone, for rules the init itself must not
- * be held to (it keeps its unix socket to the host's proxy). Compat
+ * be held to (a nested run in a sandbox without a network keeps it from IP
+ * sockets). Unix sockets are not filtered: the host's are masked (see
+ * policy/host_sockets.c) and Landlock scopes the abstract ones. Compat
  * architectures are filtered too: a 32-bit system call is another way to
  * reach the same code. */
 #include "sandbox/seccomp.h"
@@ -48,8 +50,6 @@ const struct seccomp_rule seccomp_rules[] = {
      "its flags are in memory, out of the filter's reach: libc falls back to clone"},
     {"io_uring_setup, io_uring_enter, io_uring_register", "EPERM",
      "performs system calls that no filter sees; a large attack surface"},
-    {"socket(AF_UNIX), filtered network without --docker, for the command", "EPERM",
-     "a unix socket could reach a host service past the proxy"},
 };
 const size_t seccomp_rules_len = ARRAY_SIZE(seccomp_rules);
 
@@ -200,18 +200,13 @@ int seccomp_filter_load_command(unsigned flags, struct error *err)
 	 * how the outer sandbox was started. */
 	if ((flags & SECCOMP_COMMAND_SANDBOX_RULES) && add_sandbox_rules(ctx, err) < 0)
 		return -1;
-	/* socketpair(AF_UNIX) stays: an unnamed pair reaches nothing. A
-	 * socket already open (the audit socket the init hands down) is
-	 * not new either. */
-	if ((flags & SECCOMP_COMMAND_NO_UNIX) && deny_socket_family(ctx, AF_UNIX, err) < 0)
-		return -1;
 	if (flags & SECCOMP_COMMAND_NO_INET) {
 		static const int families[] = {AF_INET, AF_INET6, AF_PACKET};
 		for (size_t i = 0; i < ARRAY_SIZE(families); i++)
 			if (deny_socket_family(ctx, families[i], err) < 0)
 				return -1;
 	}
-	if (flags & (SECCOMP_COMMAND_NO_UNIX | SECCOMP_COMMAND_NO_INET)) {
+	if (flags & SECCOMP_COMMAND_NO_INET) {
 		/* 32-bit x86 can also create sockets through socketcall,
 		 * whose arguments are in memory: refuse its socket() form
 		 * outright. */

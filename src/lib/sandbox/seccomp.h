@@ -21,7 +21,6 @@ int seccomp_filter_fd(struct error *err);
 
 enum {
 	SECCOMP_COMMAND_SANDBOX_RULES = 1 << 0, /* the sandbox filter's rules again */
-	SECCOMP_COMMAND_NO_UNIX = 1 << 1,	/* no new AF_UNIX sockets */
 	SECCOMP_COMMAND_NO_INET = 1 << 2,	/* no new IP or packet sockets */
 };
 

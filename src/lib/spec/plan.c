@@ -129,6 +129,10 @@ static void apply_request(struct config *cfg, const struct sandbox_request *req)
 		const struct rule *r = &req->rules->items[i];
 		rule_list_add(&cfg->rules, r->pattern, r->level, LAYER_CLI, r->origin);
 	}
+	for (size_t i = 0; req->sockets && i < req->sockets->len; i++) {
+		const struct rule *r = &req->sockets->items[i];
+		rule_list_add(&cfg->sockets, r->pattern, r->level, LAYER_CLI, r->origin);
+	}
 	if (req->network != REQUEST_UNSET)
 		config_set_network_mode(
 		    &cfg->network, req->network == REQUEST_ON ? NETWORK_HOST : NETWORK_NONE,
@@ -210,6 +214,94 @@ static char *find_docker_socket(char *const *envp)
 	return xstrdup(path);
 }
 
+/* The paths a run may bind into its private /tmp and /run: the project,
+ * the home directory and what a rule names (up to its first glob). More
+ * than is bound costs a mask that is not needed, never a socket left out. */
+static void bound_paths(const struct sandbox_spec *s, struct strv *binds)
+{
+	strv_push(binds, s->cwd);
+	if (s->home)
+		strv_push(binds, s->home);
+	for (size_t i = 0; i < s->cfg.rules.len; i++) {
+		const struct rule *r = &s->cfg.rules.items[i];
+		if (r->level == ACCESS_EXCLUDE)
+			continue;
+		_cleanup_free_ char *prefix = xstrdup(r->pattern);
+		prefix[strcspn(prefix, "*?[")] = '\0';
+		char *slash = strrchr(prefix, '/');
+		if (pattern_has_glob(r->pattern) && slash)
+			*slash = '\0';
+		_cleanup_free_ char *path = NULL;
+		_cleanup_error_ struct error err = ERROR_INIT;
+		if (*prefix && path_expand(prefix, s->home, s->cwd, &path, &err) == 0)
+			strv_push(binds, path);
+	}
+}
+
+/* The host's sockets cfg lets through: each listed one that is there now,
+ * and the Docker socket with --docker, by canonical path (the scan of
+ * /proc/net/unix names them so). A listed path that is something else
+ * than a socket is refused: the entry would expose a file or a tree. */
+static int listed_sockets(const struct sandbox_spec *s, const struct config *cfg, bool explain,
+			  struct strv *out, struct error *err)
+{
+	for (size_t i = 0; i < cfg->sockets.len; i++) {
+		const struct rule *r = &cfg->sockets.items[i];
+		_cleanup_free_ char *path = NULL;
+		if (path_expand(r->pattern, s->home, s->cwd, &path, err) < 0)
+			return error_prefix(err, "socket %s (%s)", r->pattern, r->origin);
+		struct stat st;
+		if (stat(path, &st) < 0) {
+			if (explain)
+				output_debug(
+				    "sockets: %s (%s) is not there now: nothing to let through",
+				    path, r->origin);
+			continue;
+		}
+		if (!S_ISSOCK(st.st_mode))
+			return error_set(err, ERROR_CONFIG,
+					 "socket %s (%s) is not a unix socket: a socket entry "
+					 "never exposes a file or a directory",
+					 path, r->origin);
+		char *real = realpath(path, NULL);
+		if (real)
+			strv_push_owned(out, real);
+	}
+	if (cfg->docker.value && s->docker_socket) {
+		char *real = realpath(s->docker_socket, NULL);
+		if (real)
+			strv_push_owned(out, real);
+	}
+	return 0;
+}
+
+static int collect_sockets(struct sandbox_spec *s, struct error *err)
+{
+	if (listed_sockets(s, &s->cfg, true, &s->listed_sockets, err) < 0)
+		return -1;
+	/* Inside a sandbox the outer one hid the host's sockets already;
+	 * what is bound here now was made inside. */
+	if (!inside_sandbox()) {
+		_cleanup_strv_ struct strv binds = STRV_INIT;
+		bound_paths(s, &binds);
+		host_sockets_scan(&binds, &s->host_sockets);
+	}
+	output_debug("sockets: %zu bound on the host outside the private mounts, %zu let "
+		     "through",
+		     s->host_sockets.len, s->listed_sockets.len);
+	return 0;
+}
+
+/* Landlock ABI 9 refuses the command every unix socket made outside it but
+ * these: the listed ones and the audit socket, for a blocked command's
+ * report when its caller closed the inherited descriptor. */
+static void add_listed_sockets(struct sandbox_spec *s)
+{
+	for (size_t i = 0; i < s->listed_sockets.len; i++)
+		hardening_add_socket(&s->hardening, s->listed_sockets.items[i]);
+	hardening_add_socket(&s->hardening, AUDIT_SOCKET_INSIDE);
+}
+
 static void add_docker_rule(const struct sandbox_spec *s, const struct config *cfg,
 			    struct rule_list *rules)
 {
@@ -232,7 +324,17 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 			struct rule_list *rules)
 {
 	add_docker_rule(s, cfg, rules);
-	host_sockets_add_rules(envp, s->home, rules);
+	/* What this cfg lists: the trust rule's side without the project
+	 * config keeps the sockets the project config lists hidden. Errors
+	 * were the real config's to report (collect_sockets). */
+	_cleanup_strv_ struct strv listed = STRV_INIT;
+	_cleanup_error_ struct error ignored = ERROR_INIT;
+	(void)listed_sockets(s, cfg, false, &listed, &ignored);
+	host_sockets_add_rules(envp, s->home, &s->host_sockets, &listed, rules);
+	for (size_t i = 0; i < cfg->sockets.len; i++) {
+		const struct rule *r = &cfg->sockets.items[i];
+		rule_list_add(rules, r->pattern, r->level, r->layer, r->origin);
+	}
 	struct preset_context pctx = {
 	    .cwd = s->cwd,
 	    .home = s->home,
@@ -501,6 +603,8 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	}
 
 	s->docker_socket = find_docker_socket(envp);
+	if (collect_sockets(s, err) < 0)
+		return -1;
 	/* The audit log is the host's record of what the sandbox did: it is
 	 * hidden inside whether or not a run writes to it (build_rules).
 	 * Inside a sandbox the outer agent-sandbox records the run. */
@@ -519,6 +623,8 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	if (build_wrappers(s, envp, err) < 0)
 		return -1;
 	hardening_plan(&s->hardening, &s->policy, s->cfg.network.mode == NETWORK_FILTERED);
+	s->hardening.host_network = s->cfg.network.mode == NETWORK_HOST;
+	add_listed_sockets(s);
 	plan_git_config_copies(s, envp);
 	s->allow_degraded = req->allow_degraded;
 	s->limits.tmp_bytes = s->cfg.limits.tmp.value;
@@ -546,6 +652,8 @@ void sandbox_spec_release(struct sandbox_spec *s)
 	free(s->home);
 	free(s->global_dir);
 	free(s->docker_socket);
+	strv_release(&s->listed_sockets);
+	strv_release(&s->host_sockets);
 	free(s->presets_text);
 	config_release(&s->cfg);
 	rule_list_release(&s->rules);

@@ -39,6 +39,7 @@ struct sandbox_request {
 	/* Settings of the front end's own, the topmost config layer
 	 * (LAYER_CLI); each origin says where it came from ("--ro"). */
 	const struct rule_list *rules;	      /* may be NULL */
+	const struct rule_list *sockets;      /* --socket; may be NULL */
 	const struct command_table *commands; /* may be NULL */
 	enum request_setting network;	      /* ON: host network, OFF: none */
 	const struct strv *allow_hosts;	      /* asks for the filtered network; may be NULL */
@@ -72,12 +73,14 @@ struct git_config_copy {
 };
 
 struct sandbox_spec {
-	char *cwd;	     /* effective working directory, resolved */
-	bool cwd_given;	     /* the request named it */
-	char *home;	     /* NULL when unknown */
-	char *global_dir;    /* $XDG_CONFIG_HOME/agent-sandbox */
-	char *docker_socket; /* where the Docker socket would be, or NULL */
-	struct config cfg;   /* every layer merged: network, env, commands, audit, ... */
+	char *cwd;		    /* effective working directory, resolved */
+	bool cwd_given;		    /* the request named it */
+	char *home;		    /* NULL when unknown */
+	char *global_dir;	    /* $XDG_CONFIG_HOME/agent-sandbox */
+	char *docker_socket;	    /* where the Docker socket would be, or NULL */
+	struct strv listed_sockets; /* host sockets let through (canonical paths) */
+	struct strv host_sockets;   /* host sockets bound now, from /proc/net/unix */
+	struct config cfg;	    /* every layer merged: network, env, commands, audit, ... */
 	unsigned presets;
 	char *presets_text;
 	struct rule_list rules; /* built-in, preset and config rules together */

@@ -1,0 +1,45 @@
+/* libFuzzer target for the /proc/net/unix parser (policy/host_sockets.c).
+ * Each name passed on must lie within the input, after a header line, and
+ * hold no newline; the count returned must match the calls. ASan catches
+ * any read past the input, which is not NUL-terminated. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/host_sockets.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct bounds {
+	const char *start, *end;
+	size_t calls;
+};
+
+static void check(const char *path, size_t len, void *arg)
+{
+	struct bounds *b = arg;
+	b->calls++;
+	if (path < b->start || path + len > b->end || !len)
+		abort();
+	if (memchr(path, '\n', len) || path[0] == '@')
+		abort();
+	/* Never on the first line. */
+	const char *first = memchr(b->start, '\n', (size_t)(b->end - b->start));
+	if (!first || path <= first)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* A copy of exactly size bytes, so that ASan sees a read past it. */
+	char *text = malloc(size ? size : 1);
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	struct bounds b = {.start = text, .end = text + size};
+	size_t n = host_sockets_parse(text, size, check, &b);
+	if (n != b.calls)
+		abort();
+	free(text);
+	return 0;
+}

@@ -1,0 +1,195 @@
+/* Unit tests for the host socket hiding: the /proc/net/unix parser on the
+ * kernel's own format and on odd input (names with spaces, abstract and
+ * unnamed sockets, relative names, short and unterminated lines), the
+ * exclude rules, and the Landlock masks each ABI gets (ABI 9 cannot run on
+ * every kernel, so its ruleset is checked here). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/cleanup.h"
+#include "base/strv.h"
+#include "policy/host_sockets.h"
+#include "sandbox/landlock.h"
+#include "unit.h"
+
+#define HEADER "Num       RefCount Protocol Flags    Type St Inode Path\n"
+#define ENTRY "0000000000000000: 00000002 00000000 00010000 0001 01 23456"
+
+static void collect(const char *path, size_t len, void *data)
+{
+	strv_push_owned(data, xstrndup(path, len));
+}
+
+static void parse(const char *text, struct strv *out)
+{
+	size_t n = host_sockets_parse(text, strlen(text), collect, out);
+	assert_int_equal(n, out->len);
+}
+
+static void parser_takes_pathnames_and_skips_abstract_and_unnamed(void **state)
+{
+	_cleanup_strv_ struct strv names = STRV_INIT;
+	parse(HEADER ENTRY " /home/u/.docker/run/docker.sock\n" ENTRY " @/tmp/.X11-unix/X0\n" ENTRY
+			   "\n" ENTRY " /var/lib/a b.sock\n" ENTRY " relative.sock\n",
+	      &names);
+	assert_int_equal(names.len, 3);
+	assert_string_equal(names.items[0], "/home/u/.docker/run/docker.sock");
+	/* A name may hold spaces: the rest of the line is the name. */
+	assert_string_equal(names.items[1], "/var/lib/a b.sock");
+	/* Relative names are passed on: the caller says why it skips them. */
+	assert_string_equal(names.items[2], "relative.sock");
+}
+
+static void parser_survives_odd_input(void **state)
+{
+	static const char *const inputs[] = {
+	    "",
+	    "\n",
+	    HEADER,
+	    "no header newline",
+	    HEADER "0000: 1 2 3\n",	    /* too few fields */
+	    HEADER ENTRY,		    /* no name, no newline */
+	    HEADER ENTRY " ",		    /* a space and nothing after it */
+	    HEADER "       \n   \n",	    /* blanks only */
+	    HEADER ENTRY "  /two/spaces\n", /* the name would start with a space */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(inputs); i++) {
+		_cleanup_strv_ struct strv names = STRV_INIT;
+		parse(inputs[i], &names);
+		if (i == 8) {
+			/* Passed as " /two/spaces": not absolute, so skipped
+			 * by the caller, never a path elsewhere. */
+			assert_int_equal(names.len, 1);
+			assert_string_equal(names.items[0], " /two/spaces");
+		} else {
+			assert_int_equal(names.len, 0);
+		}
+	}
+}
+
+static void parser_reads_a_name_without_a_final_newline(void **state)
+{
+	_cleanup_strv_ struct strv names = STRV_INIT;
+	parse(HEADER ENTRY " /srv/last.sock", &names);
+	assert_int_equal(names.len, 1);
+	assert_string_equal(names.items[0], "/srv/last.sock");
+}
+
+/* The header line is never an entry, whatever it says. */
+static void parser_skips_the_header_line(void **state)
+{
+	_cleanup_strv_ struct strv names = STRV_INIT;
+	parse(ENTRY " /looks/like/an/entry\n" ENTRY " /real.sock\n", &names);
+	assert_int_equal(names.len, 1);
+	assert_string_equal(names.items[0], "/real.sock");
+}
+
+static const struct rule *find_rule(const struct rule_list *rules, const char *pattern)
+{
+	for (size_t i = 0; i < rules->len; i++)
+		if (!strcmp(rules->items[i].pattern, pattern))
+			return &rules->items[i];
+	return NULL;
+}
+
+static void found_sockets_are_hidden_unless_listed_or_hidden_already(void **state)
+{
+	_cleanup_strv_ struct strv found = STRV_INIT;
+	strv_push(&found, "/home/u/work/x.sock");
+	strv_push(&found, "/home/u/.docker/run/docker.sock"); /* its directory is hidden */
+	strv_push(&found, "/srv/listed.sock");
+	_cleanup_strv_ struct strv listed = STRV_INIT;
+	strv_push(&listed, "/srv/listed.sock");
+	struct rule_list rules = RULE_LIST_INIT;
+	char *envp[] = {NULL};
+	host_sockets_add_rules(envp, "/home/u", &found, &listed, &rules);
+
+	const struct rule *r = find_rule(&rules, "/home/u/work/x.sock");
+	assert_non_null(r);
+	assert_int_equal(r->level, ACCESS_EXCLUDE);
+	assert_int_equal(r->layer, LAYER_BUILTIN);
+	unit_assert_contains(r->origin, "--socket", "the reason names the way out");
+	assert_null(find_rule(&rules, "/home/u/.docker/run/docker.sock"));
+	assert_non_null(find_rule(&rules, "/home/u/.docker/run"));
+	assert_non_null(find_rule(&rules, "/home/u/.cache/git/credential"));
+	assert_non_null(find_rule(&rules, "/var/lib/incus/unix.socket"));
+	assert_null(find_rule(&rules, "/srv/listed.sock"));
+	rule_list_release(&rules);
+}
+
+static void a_listed_known_location_is_not_hidden(void **state)
+{
+	_cleanup_strv_ struct strv listed = STRV_INIT;
+	strv_push(&listed, "/home/u/.rd/docker.sock");
+	struct rule_list rules = RULE_LIST_INIT;
+	char *envp[] = {NULL};
+	host_sockets_add_rules(envp, "/home/u", NULL, &listed, &rules);
+	assert_null(find_rule(&rules, "/home/u/.rd/docker.sock"));
+	assert_non_null(find_rule(&rules, "/home/u/.colima"));
+	rule_list_release(&rules);
+}
+
+#define RESOLVE_UNIX (1ULL << 16)
+
+static void landlock_handles_resolve_unix_only_from_abi_9(void **state)
+{
+	for (int abi = 1; abi <= 10; abi++) {
+		struct landlock_masks m;
+		landlock_masks_for(abi, true, &m);
+		if (abi >= 9) {
+			assert_true(m.fs & RESOLVE_UNIX);
+			assert_int_equal(m.socket, RESOLVE_UNIX);
+		} else {
+			assert_false(m.fs & RESOLVE_UNIX);
+			assert_int_equal(m.socket, 0);
+		}
+		/* A writable tree never grants connecting to sockets made
+		 * outside the command: only a listed socket does. */
+		assert_false(m.writable & RESOLVE_UNIX);
+		assert_int_equal(m.writable, m.fs & ~RESOLVE_UNIX);
+	}
+}
+
+static void landlock_scopes_abstract_sockets_from_abi_6(void **state)
+{
+	for (int abi = 1; abi <= 10; abi++) {
+		struct landlock_masks m;
+		landlock_masks_for(abi, false, &m);
+		assert_int_equal(m.scoped, abi >= 6 ? 1 : 0);
+		assert_int_equal(m.net, 0);
+	}
+}
+
+/* The kernel knows one u64 before ABI 4, two before ABI 6, three since. */
+static void landlock_passes_the_ruleset_size_the_kernel_knows(void **state)
+{
+	static const size_t sizes[] = {0, 8, 8, 8, 16, 16, 24, 24, 24, 24};
+	for (int abi = 1; abi <= 9; abi++) {
+		struct landlock_masks m;
+		landlock_masks_for(abi, true, &m);
+		assert_int_equal(m.attr_size, sizes[abi]);
+		assert_int_equal(m.net, abi >= 4 ? 3 : 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(parser_takes_pathnames_and_skips_abstract_and_unnamed),
+	    cmocka_unit_test(parser_survives_odd_input),
+	    cmocka_unit_test(parser_reads_a_name_without_a_final_newline),
+	    cmocka_unit_test(parser_skips_the_header_line),
+	    cmocka_unit_test(found_sockets_are_hidden_unless_listed_or_hidden_already),
+	    cmocka_unit_test(a_listed_known_location_is_not_hidden),
+	    cmocka_unit_test(landlock_handles_resolve_unix_only_from_abi_9),
+	    cmocka_unit_test(landlock_scopes_abstract_sockets_from_abi_6),
+	    cmocka_unit_test(landlock_passes_the_ruleset_size_the_kernel_knows),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
