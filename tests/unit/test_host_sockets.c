@@ -81,6 +81,19 @@ static void parser_reads_a_name_without_a_final_newline(void **state)
 	assert_string_equal(names.items[0], "/srv/last.sock");
 }
 
+/* The kernel prints a name's bytes as they are: a line end in it starts a
+ * line that is not an entry, and the name runs on to the next entry. */
+static void parser_reads_a_name_with_line_ends_up_to_the_next_entry(void **state)
+{
+	_cleanup_strv_ struct strv names = STRV_INIT;
+	parse(HEADER ENTRY " /home/u/odd\ndir/s.sock\n" ENTRY " /two\n\nlines\n" ENTRY " /last\n",
+	      &names);
+	assert_int_equal(names.len, 3);
+	assert_string_equal(names.items[0], "/home/u/odd\ndir/s.sock");
+	assert_string_equal(names.items[1], "/two\n\nlines");
+	assert_string_equal(names.items[2], "/last");
+}
+
 /* The header line is never an entry, whatever it says. */
 static void parser_skips_the_header_line(void **state)
 {
@@ -184,6 +197,7 @@ int main(void)
 	    cmocka_unit_test(parser_takes_pathnames_and_skips_abstract_and_unnamed),
 	    cmocka_unit_test(parser_survives_odd_input),
 	    cmocka_unit_test(parser_reads_a_name_without_a_final_newline),
+	    cmocka_unit_test(parser_reads_a_name_with_line_ends_up_to_the_next_entry),
 	    cmocka_unit_test(parser_skips_the_header_line),
 	    cmocka_unit_test(found_sockets_are_hidden_unless_listed_or_hidden_already),
 	    cmocka_unit_test(a_listed_known_location_is_not_hidden),

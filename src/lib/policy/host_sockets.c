@@ -20,10 +20,19 @@
  * relative name, or by a process in another network namespace. */
 #include "policy/host_sockets.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "base/cleanup.h"
 #include "base/io.h"
@@ -58,6 +67,16 @@ static const char *const system_files[] = {
  * as bound, '@' first for an abstract name. */
 #define UNIX_FIELDS 7
 
+/* Whether a line of /proc/net/unix starts an entry: "%pK: ", hex digits
+ * then a colon and a space. */
+static bool is_entry(const char *line, const char *end)
+{
+	const char *p = line;
+	while (p < end && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+		p++;
+	return p > line && p + 1 < end && p[0] == ':' && p[1] == ' ';
+}
+
 size_t host_sockets_parse(const char *text, size_t len,
 			  void (*fn)(const char *path, size_t path_len, void *data), void *data)
 {
@@ -81,9 +100,19 @@ size_t host_sockets_parse(const char *text, size_t len,
 				p++;
 			fields++;
 		}
-		/* One space, then the name (which may itself hold spaces). */
+		/* One space, then the name (which may itself hold spaces, and
+		 * line ends: the kernel prints its bytes as they are, so the
+		 * lines up to the next entry are the rest of it). */
 		if (fields == UNIX_FIELDS && p < eol && *p == ' ' && p + 1 < eol && p[1] != '@') {
-			fn(p + 1, (size_t)(eol - p - 1), data);
+			while (eol + 1 < end && !is_entry(eol + 1, end)) {
+				const char *next = memchr(eol + 1, '\n', (size_t)(end - eol - 1));
+				eol = next ? next : end;
+			}
+			/* Blank lines before the next entry end no name. */
+			const char *name_end = eol;
+			while (name_end[-1] == '\n')
+				name_end--;
+			fn(p + 1, (size_t)(name_end - p - 1), data);
 			count++;
 		}
 		line = eol + 1;
@@ -110,10 +139,140 @@ static bool seen_inside(const char *path, const struct strv *binds)
 	return false;
 }
 
+/* The device and inode of every unix socket bound to a file in this
+ * network namespace, from the kernel's socket diagnostics (what "ss -x"
+ * reads, open to every user): the file of a socket whose name is stale
+ * (renamed, linked elsewhere, unlinked after a link, as OpenSSH's
+ * ControlMaster does), relative or cut short is found by its inode. */
+struct live_sockets {
+	struct live_socket {
+		dev_t dev;
+		ino_t ino;
+	} * items;
+	size_t len, alloc;
+	bool known; /* the dump worked */
+};
+
+static void live_add(struct live_sockets *live, const struct unix_diag_vfs *vfs)
+{
+	if (live->len == live->alloc) {
+		live->alloc = live->alloc ? live->alloc * 2 : 64;
+		live->items = xreallocarray(live->items, live->alloc, sizeof(*live->items));
+	}
+	/* The kernel's own encoding: 12 bits of major above 20 of minor. */
+	live->items[live->len++] = (struct live_socket){
+	    .dev = makedev(vfs->udiag_vfs_dev >> 20, vfs->udiag_vfs_dev & 0xfffff),
+	    .ino = vfs->udiag_vfs_ino,
+	};
+}
+
+static void live_read(struct live_sockets *live)
+{
+	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return;
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req req;
+	} msg = {
+	    .nlh = {.nlmsg_len = sizeof(msg),
+		    .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
+	    .req = {.sdiag_family = AF_UNIX, .udiag_states = ~0u, .udiag_show = UDIAG_SHOW_VFS},
+	};
+	if (send(fd, &msg, sizeof(msg), 0) != (ssize_t)sizeof(msg))
+		return;
+	static char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0)
+			return;
+		size_t left = (size_t)n;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, left);
+		     h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_type == NLMSG_DONE) {
+				live->known = true;
+				return;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR ||
+			    h->nlmsg_len < NLMSG_LENGTH(sizeof(struct unix_diag_msg)))
+				return;
+			struct unix_diag_msg *m = NLMSG_DATA(h);
+			/* The attributes are laid out as rtattr ones. */
+			int alen = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+			for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, alen);
+			     a = RTA_NEXT(a, alen))
+				if (a->rta_type == UNIX_DIAG_VFS &&
+				    RTA_PAYLOAD(a) >= (int)sizeof(struct unix_diag_vfs))
+					live_add(live, RTA_DATA(a));
+		}
+	}
+}
+
+static bool live_has(const struct live_sockets *live, const struct stat *st)
+{
+	for (size_t i = 0; i < live->len; i++)
+		if (live->items[i].ino == st->st_ino && live->items[i].dev == st->st_dev)
+			return true;
+	return false;
+}
+
 struct scan {
 	const struct strv *binds;
 	struct strv *found;
+	struct live_sockets live;
+	struct strv listed_dirs; /* directories already looked through */
+	const char *cwd, *home;
 };
+
+static void add_found(struct scan *scan, const char *path)
+{
+	char *real = realpath(path, NULL);
+	if (real && seen_inside(real, scan->binds) && !strv_contains(scan->found, real))
+		strv_push_owned(scan->found, real);
+	else
+		free(real);
+}
+
+/* The sockets of a directory that a host process listens on: where a
+ * socket was bound by a name that is gone, it usually lives on beside it
+ * under another (bound to a temporary name, then renamed or linked). */
+static void look_through(struct scan *scan, const char *dir)
+{
+	if (!scan->live.known || strv_contains(&scan->listed_dirs, dir) ||
+	    !seen_inside(dir, scan->binds))
+		return;
+	strv_push(&scan->listed_dirs, dir);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		if (e->d_type != DT_SOCK && e->d_type != DT_UNKNOWN)
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISSOCK(st.st_mode) || !live_has(&scan->live, &st))
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, e->d_name);
+		add_found(scan, path);
+	}
+	closedir(d);
+}
+
+/* A name as bound: the socket if it is still there, and its directory's
+ * other live sockets. */
+static void consider_path(struct scan *scan, const char *path)
+{
+	struct stat st;
+	if (seen_inside(path, scan->binds) && lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		add_found(scan, path);
+	_cleanup_free_ char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		look_through(scan, dir);
+	}
+}
 
 static void consider(const char *name, size_t len, void *data)
 {
@@ -124,34 +283,57 @@ static void consider(const char *name, size_t len, void *data)
 	memcpy(path, name, len);
 	path[len] = '\0';
 	if (path[0] != '/') {
-		if (output_debug_enabled()) {
-			_cleanup_free_ char *shown = term_escape(path);
-			output_debug("host sockets: \"%s\" was bound by a relative name: not "
-				     "found, not hidden",
-				     shown);
+		/* Bound relative to a working directory /proc/net/unix does
+		 * not give: the likely ones are the project and the home
+		 * directory (beneath them, the project's walk and the
+		 * inodes find the rest). */
+		const char *bases[] = {scan->cwd, scan->home};
+		for (size_t i = 0; i < ARRAY_SIZE(bases); i++) {
+			if (!bases[i])
+				continue;
+			_cleanup_free_ char *joined = xasprintf("%s/%s", bases[i], path);
+			consider_path(scan, joined);
 		}
 		return;
 	}
 	/* Stale names (the file renamed or removed, another file in its
 	 * place) are common: what is there now decides. */
-	struct stat st;
-	if (!seen_inside(path, scan->binds) || lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
-		return;
-	char *real = realpath(path, NULL);
-	if (real && seen_inside(real, scan->binds) && !strv_contains(scan->found, real))
-		strv_push_owned(scan->found, real);
-	else
-		free(real);
+	consider_path(scan, path);
 }
 
-void host_sockets_scan(const struct strv *binds, struct strv *found)
+void host_sockets_scan(const struct strv *binds, const char *cwd, const char *home,
+		       struct strv *found)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	if (read_file("/proc/net/unix", 64u << 20, &text, &len) < 0)
 		return;
-	struct scan scan = {.binds = binds, .found = found};
+	struct scan scan = {
+	    .binds = binds, .found = found, .listed_dirs = STRV_INIT, .cwd = cwd, .home = home};
+	live_read(&scan.live);
 	host_sockets_parse(text, len, consider, &scan);
+	free(scan.live.items);
+	strv_release(&scan.listed_dirs);
+}
+
+void host_sockets_add_live(const struct strv *candidates, struct strv *found)
+{
+	struct scan scan = {.found = found, .listed_dirs = STRV_INIT};
+	live_read(&scan.live);
+	for (size_t i = 0; scan.live.known && i < candidates->len; i++) {
+		struct stat st;
+		if (lstat(candidates->items[i], &st) < 0 || !S_ISSOCK(st.st_mode) ||
+		    !live_has(&scan.live, &st))
+			continue;
+		/* Met by a walk of what the sandbox shows. */
+		char *real = realpath(candidates->items[i], NULL);
+		if (real && !strv_contains(found, real))
+			strv_push_owned(found, real);
+		else
+			free(real);
+	}
+	free(scan.live.items);
+	strv_release(&scan.listed_dirs);
 }
 
 static void hide(struct rule_list *rules, const char *path, const char *why)

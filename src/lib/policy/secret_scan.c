@@ -394,10 +394,11 @@ static int walk(struct walker *w, int *dirfd, size_t depth)
 			struct stat st;
 			if (fstatat(*dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
-			type = S_ISDIR(st.st_mode)   ? DT_DIR
-			       : S_ISLNK(st.st_mode) ? DT_LNK
-			       : S_ISREG(st.st_mode) ? DT_REG
-						     : DT_UNKNOWN;
+			type = S_ISDIR(st.st_mode)    ? DT_DIR
+			       : S_ISLNK(st.st_mode)  ? DT_LNK
+			       : S_ISREG(st.st_mode)  ? DT_REG
+			       : S_ISSOCK(st.st_mode) ? DT_SOCK
+						      : DT_UNKNOWN;
 		}
 		size_t mark = w->path.len;
 		if (!(mark == 1 && w->path.buf[0] == '/'))
@@ -417,6 +418,8 @@ static int walk(struct walker *w, int *dirfd, size_t depth)
 				return -1;
 			continue;
 		}
+		if (type == DT_SOCK && !w->respelling)
+			strv_push(&w->out->sockets, w->path.buf);
 		if (type != DT_DIR) {
 			w->out->files++;
 			check_file(w, *dirfd, name, len, type);
@@ -433,7 +436,7 @@ static int walk(struct walker *w, int *dirfd, size_t depth)
 int secret_scan(const char *root, const struct secret_scan_options *opts,
 		struct secret_scan_result *out, struct error *err)
 {
-	*out = (struct secret_scan_result){.git_entries = STRV_INIT};
+	*out = (struct secret_scan_result){.git_entries = STRV_INIT, .sockets = STRV_INIT};
 	_cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return error_errno(err, ERROR_SETUP, errno, "scanning %s for secrets", root);
@@ -464,5 +467,6 @@ void secret_scan_result_release(struct secret_scan_result *r)
 		free(r->items[i].path);
 	free(r->items);
 	strv_release(&r->git_entries);
+	strv_release(&r->sockets);
 	*r = (struct secret_scan_result){0};
 }

@@ -38,6 +38,10 @@ struct secret_scan_result {
 	 * order): the repositories, submodules and linked worktrees beneath
 	 * the root, found without a second walk. */
 	struct strv git_entries;
+	/* Every unix socket file met on the way (absolute): a host process
+	 * may listen on one under a name /proc/net/unix does not give (a
+	 * relative one, or one since renamed). */
+	struct strv sockets;
 };
 
 /* The pattern names reported for files masked for their content. */
