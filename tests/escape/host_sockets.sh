@@ -27,7 +27,11 @@ mode_flag()
 
 # Starts one server on the host listening on each ADDRESS (a path, or
 # @name for the abstract namespace); each connection it accepts appends
-# "ADDRESS" to $T/heard. Teardown stops it.
+# "ADDRESS" to $T/heard. Teardown stops it. Also the ways a name in
+# /proc/net/unix stops naming a socket: "rel:DIR:NAME" bound by a relative
+# name from DIR, "rename:TMP:FINAL" bound at TMP and renamed to FINAL,
+# "link:TMP:FINAL" bound at TMP, linked to FINAL and TMP removed (as
+# OpenSSH's ControlMaster makes its ControlPath).
 serve()
 {
 	rm -f "$T/ready"
@@ -37,7 +41,22 @@ ready, heard = sys.argv[1:3]
 socks = {}
 for address in sys.argv[3:]:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.bind("\0" + address[1:] if address.startswith("@") else address)
+    kind, _, rest = address.partition(":")
+    if kind == "rel":
+        here = os.getcwd()
+        os.chdir(rest.split(":", 1)[0])
+        s.bind(rest.split(":", 1)[1])
+        os.chdir(here)
+    elif kind in ("rename", "link"):
+        tmp, final = rest.split(":", 1)
+        s.bind(tmp)
+        if kind == "rename":
+            os.rename(tmp, final)
+        else:
+            os.link(tmp, final)
+            os.unlink(tmp)
+    else:
+        s.bind("\0" + address[1:] if address.startswith("@") else address)
     s.listen(16)
     socks[s] = address
 open(ready, "w").close()
@@ -125,59 +144,12 @@ test_host_sockets_are_unreachable_in_every_network_mode()
 	expect_host_reaches $sockets
 }
 
-# Starts a server on the host like serve, for sockets bound the ways a name
-# in /proc/net/unix stops naming them: "rel:DIR:NAME" bound by a relative
-# name from DIR, "rename:TMP:FINAL" bound at TMP and renamed to FINAL,
-# "link:TMP:FINAL" bound at TMP, linked to FINAL and TMP removed (as
-# OpenSSH's ControlMaster makes its ControlPath; TMP the same as FINAL
-# binds where it stays). A connection appends the spec to $T/heard.
-serve_renamed()
-{
-	rm -f "$T/ready"
-	"$PY" -c '
-import os, select, socket, sys
-ready, heard = sys.argv[1:3]
-socks = {}
-for spec in sys.argv[3:]:
-    kind, a, b = spec.split(":", 2)
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    if kind == "rel":
-        here = os.getcwd()
-        os.chdir(a)
-        s.bind(b)
-        os.chdir(here)
-    else:
-        s.bind(a)
-        if kind == "rename":
-            os.rename(a, b)
-        else:
-            os.link(a, b)
-            os.unlink(a)
-    s.listen(16)
-    socks[s] = spec
-open(ready, "w").close()
-while True:
-    r, _, _ = select.select(list(socks), [], [])
-    for s in r:
-        c, _ = s.accept()
-        c.close()
-        with open(heard, "a") as f:
-            f.write(socks[s] + "\n")
-' "$T/ready" "$T/heard" "$@" >/dev/null 2>"$T/serve.err" &
-	echo $! >>"$T/pids"
-	for _ in $(seq 100); do
-		[ -e "$T/ready" ] && return 0
-		sleep 0.05
-	done
-	fail "the host's server did not start: $(cat "$T/serve.err")"
-}
-
 test_host_sockets_bound_by_other_names_are_unreachable_in_every_network_mode()
 {
 	nl='
 '
 	mkdir -p sub "$HOME/work" "$HOME/ctl" "$HOME/odd${nl}dir"
-	serve_renamed "rel:$PWD:rel.sock" "rel:$PWD/sub:sub.sock" "rel:$HOME:home.sock" \
+	serve "rel:$PWD:rel.sock" "rel:$PWD/sub:sub.sock" "rel:$HOME:home.sock" \
 		"rename:$HOME/work/tmp.sock:$HOME/work/final.sock" \
 		"link:$HOME/ctl/cm.XXXXXXXX:$HOME/ctl/cm" \
 		"rename:$HOME/odd${nl}dir/s.sock:$HOME/odd${nl}dir/s.sock"
