@@ -28,4 +28,55 @@ test_a_project_with_thousands_of_masked_files_still_starts()
 	expect_out "started"
 }
 
+# A host process in the home directory listens on a socket whose name in
+# /proc/net/unix does not lead to it: bound by a relative name from a
+# directory that is neither the project nor the home directory, or through
+# /proc/self/fd/N/NAME (how a path longer than 108 bytes is bound). Neither
+# name can be resolved from outside that process, and the home directory
+# is not walked, so the socket stays reachable in every network mode.
+test_home_socket_bound_by_an_unresolvable_name_is_unreachable()
+{
+	mkdir -p "$HOME/svc/run" "$HOME/long"
+	rm -f "$T/ready"
+	"$PY" -c '
+import os, select, socket, sys
+ready, heard, a, b = sys.argv[1:5]
+one = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+os.chdir(os.path.dirname(a))
+one.bind(os.path.basename(a))
+two = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+fd = os.open(os.path.dirname(b), os.O_PATH)
+two.bind("/proc/self/fd/%d/%s" % (fd, os.path.basename(b)))
+names = {one: a, two: b}
+for s in names:
+    s.listen(4)
+open(ready, "w").close()
+while True:
+    for s in select.select(list(names), [], [])[0]:
+        s.accept()[0].close()
+        with open(heard, "a") as f:
+            f.write(names[s] + "\n")
+' "$T/ready" "$T/heard" "$HOME/svc/run/a.sock" "$HOME/long/b.sock" 2>"$T/serve.err" &
+	echo $! >>"$T/pids"
+	for _ in $(seq 100); do
+		[ -e "$T/ready" ] && break
+		sleep 0.05
+	done
+	[ -e "$T/ready" ] || fail "the host's server did not start: $(cat "$T/serve.err")"
+	for mode in "" --network=false --network=true; do
+		# shellcheck disable=SC2086
+		sbx $mode "$PY" -c '
+import socket, sys
+for p in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(p)
+        print(p, "connected")
+    except OSError as e:
+        print(p, e.errno)
+' "$HOME/svc/run/a.sock" "$HOME/long/b.sock"
+	done
+	[ ! -s "$T/heard" ] || fail "a host socket was reached: $(cat "$T/heard")"
+}
+
 run_tests
