@@ -79,4 +79,60 @@ for p in sys.argv[1:]:
 	[ ! -s "$T/heard" ] || fail "a host socket was reached: $(cat "$T/heard")"
 }
 
+# A host socket is masked by a mount on its file; a service that restarts
+# while the sandbox runs (a daemon upgraded, a helper re-spawned) removes
+# the file and binds a new one, which detaches that mount in every mount
+# namespace: the new socket is reachable inside.
+test_host_socket_rebound_during_the_run_stays_unreachable()
+{
+	mkdir -p "$HOME/work"
+	sock="$HOME/work/x.sock"
+	server='
+import os, socket, sys
+ready, heard, path = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(path)
+s.listen(4)
+open(ready, "w").close()
+while True:
+    s.accept()[0].close()
+    with open(heard, "a") as f:
+        f.write(path + "\n")
+'
+	"$PY" -c "$server" "$T/ready" "$T/heard" "$sock" 2>"$T/serve.err" &
+	first=$!
+	echo $first >>"$T/pids"
+	for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
+	# Inside: one attempt at once, one after the restart.
+	sbx "$PY" -c '
+import os, socket, sys, time
+path, flag = sys.argv[1:3]
+def attempt():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+        print("connected")
+    except OSError as e:
+        print("refused", e.errno)
+attempt()
+open("started", "w").close()
+for _ in range(200):
+    if os.path.exists(flag):
+        break
+    time.sleep(0.05)
+attempt()
+' "$sock" "$PWD/restarted" &
+	inside=$!
+	for _ in $(seq 200); do [ -e started ] && break; sleep 0.05; done
+	kill $first
+	wait $first 2>/dev/null
+	rm -f "$sock" "$T/ready"
+	"$PY" -c "$server" "$T/ready" "$T/heard" "$sock" 2>>"$T/serve.err" &
+	echo $! >>"$T/pids"
+	for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
+	touch restarted
+	wait $inside
+	[ ! -s "$T/heard" ] || fail "the restarted host socket was reached: $(cat "$T/heard")"
+}
+
 run_tests
