@@ -169,6 +169,47 @@ test_host_sockets_bound_by_other_names_are_unreachable_in_every_network_mode()
 		fail "the host's own attempt: $(cat "$T/host.out")"
 }
 
+# A host socket is masked by a mount on its file; a service that restarts
+# while the sandbox runs (a daemon upgraded, a helper re-spawned) removes
+# the file and binds a new one, which detaches that mount in every mount
+# namespace. The run stops before the new socket can be reached.
+test_host_socket_rebound_during_the_run_stays_unreachable()
+{
+	mkdir -p "$HOME/work"
+	sock="$HOME/work/x.sock"
+	serve "$sock"
+	first=$(tail -n 1 "$T/pids")
+	# Inside: one attempt at once, one after the restart.
+	sbx "$PY" -c '
+import os, socket, sys, time
+path, flag = sys.argv[1:3]
+def attempt():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+        print("connected")
+    except OSError as e:
+        print("refused", e.errno)
+attempt()
+open("started", "w").close()
+for _ in range(200):
+    if os.path.exists(flag):
+        break
+    time.sleep(0.05)
+attempt()
+' "$sock" "$PWD/restarted" &
+	inside=$!
+	for _ in $(seq 200); do [ -e started ] && break; sleep 0.05; done
+	kill "$first"
+	wait "$first" 2>/dev/null
+	rm -f "$sock"
+	serve "$sock"
+	touch restarted
+	wait $inside
+	expect_nothing_heard
+	expect_err_contains "was bound again (its service restarted), which lifts its mask"
+}
+
 test_a_socket_the_host_binds_later_in_a_known_place_is_unreachable()
 {
 	# Docker Desktop starts after the agent: the directory is masked

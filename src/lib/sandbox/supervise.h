@@ -19,7 +19,7 @@ struct supervisor {
 /* Creates the descriptors whose numbers go into the bwrap arguments. */
 int supervisor_prepare(struct supervisor *sv, int err_fd, struct error *err);
 
-#define SUPERVISE_SOURCES_MAX 4
+#define SUPERVISE_SOURCES_MAX 6
 
 struct supervise_source {
 	int fd;
