@@ -29,9 +29,11 @@ mode_flag()
 # @name for the abstract namespace); each connection it accepts appends
 # "ADDRESS" to $T/heard. Teardown stops it. Also the ways a name in
 # /proc/net/unix stops naming a socket: "rel:DIR:NAME" bound by a relative
-# name from DIR, "rename:TMP:FINAL" bound at TMP and renamed to FINAL,
+# name from DIR (the last one given stays the server's directory), "rename:TMP:FINAL" bound at TMP and renamed to FINAL,
 # "link:TMP:FINAL" bound at TMP, linked to FINAL and TMP removed (as
-# OpenSSH's ControlMaster makes its ControlPath).
+# OpenSSH's ControlMaster makes its ControlPath), "fd:DIR:NAME" bound as
+# /proc/self/fd/N/NAME with N a descriptor of DIR (how a path longer than
+# 108 bytes is bound).
 serve()
 {
 	rm -f "$T/ready"
@@ -43,10 +45,12 @@ for address in sys.argv[3:]:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     kind, _, rest = address.partition(":")
     if kind == "rel":
-        here = os.getcwd()
+        # It stays there, as a server that binds so does.
         os.chdir(rest.split(":", 1)[0])
         s.bind(rest.split(":", 1)[1])
-        os.chdir(here)
+    elif kind == "fd":
+        where, name = rest.split(":", 1)
+        s.bind("/proc/self/fd/%d/%s" % (os.open(where, os.O_PATH), name))
     elif kind in ("rename", "link"):
         tmp, final = rest.split(":", 1)
         s.bind(tmp)
@@ -148,14 +152,15 @@ test_host_sockets_bound_by_other_names_are_unreachable_in_every_network_mode()
 {
 	nl='
 '
-	mkdir -p sub "$HOME/work" "$HOME/ctl" "$HOME/odd${nl}dir"
+	mkdir -p sub "$HOME/work" "$HOME/ctl" "$HOME/odd${nl}dir" "$HOME/svc" "$HOME/long"
 	serve "rel:$PWD:rel.sock" "rel:$PWD/sub:sub.sock" "rel:$HOME:home.sock" \
 		"rename:$HOME/work/tmp.sock:$HOME/work/final.sock" \
 		"link:$HOME/ctl/cm.XXXXXXXX:$HOME/ctl/cm" \
-		"rename:$HOME/odd${nl}dir/s.sock:$HOME/odd${nl}dir/s.sock"
+		"rename:$HOME/odd${nl}dir/s.sock:$HOME/odd${nl}dir/s.sock" \
+		"rel:$HOME/svc:deep.sock" "fd:$HOME/long:long.sock"
 	write_client "$PWD/connect.py"
 	set -- "$PWD/rel.sock" "$PWD/sub/sub.sock" "$HOME/home.sock" "$HOME/work/final.sock" \
-		"$HOME/ctl/cm" "$HOME/odd${nl}dir/s.sock"
+		"$HOME/ctl/cm" "$HOME/odd${nl}dir/s.sock" "$HOME/svc/deep.sock" "$HOME/long/long.sock"
 	for mode in $MODES; do
 		# shellcheck disable=SC2046
 		sbx $(mode_flag "$mode") "$PY" "$PWD/connect.py" "$@"

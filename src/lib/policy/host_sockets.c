@@ -78,7 +78,9 @@ static bool is_entry(const char *line, const char *end)
 }
 
 size_t host_sockets_parse(const char *text, size_t len,
-			  void (*fn)(const char *path, size_t path_len, void *data), void *data)
+			  void (*fn)(const char *path, size_t path_len, unsigned long inode,
+				     void *data),
+			  void *data)
 {
 	size_t count = 0;
 	const char *end = text + len;
@@ -91,13 +93,18 @@ size_t host_sockets_parse(const char *text, size_t len,
 			eol = end;
 		const char *p = line;
 		int fields = 0;
+		unsigned long inode = 0;
 		while (fields < UNIX_FIELDS && p < eol) {
 			while (p < eol && *p == ' ')
 				p++;
 			if (p == eol)
 				break;
-			while (p < eol && *p != ' ')
-				p++;
+			/* The last field is the socket's inode, in decimal. */
+			bool number = true;
+			for (inode = 0; p < eol && *p != ' '; p++) {
+				number = number && *p >= '0' && *p <= '9' && inode < ULONG_MAX / 10;
+				inode = number ? inode * 10 + (unsigned long)(*p - '0') : 0;
+			}
 			fields++;
 		}
 		/* One space, then the name (which may itself hold spaces, and
@@ -112,7 +119,7 @@ size_t host_sockets_parse(const char *text, size_t len,
 			const char *name_end = eol;
 			while (name_end[-1] == '\n')
 				name_end--;
-			fn(p + 1, (size_t)(name_end - p - 1), data);
+			fn(p + 1, (size_t)(name_end - p - 1), inode, data);
 			count++;
 		}
 		line = eol + 1;
@@ -223,6 +230,9 @@ struct scan {
 	struct live_sockets live;
 	struct strv listed_dirs; /* directories already looked through */
 	const char *cwd, *home;
+	struct strv deferred; /* names to resolve in the process holding them */
+	unsigned long *deferred_inodes;
+	size_t deferred_len, deferred_alloc;
 };
 
 static void add_found(struct scan *scan, const char *path)
@@ -274,7 +284,86 @@ static void consider_path(struct scan *scan, const char *path)
 	}
 }
 
-static void consider(const char *name, size_t len, void *data)
+/* The processes that hold the sockets of `want` (inodes of the socket
+ * filesystem), found in one pass over their descriptors: /proc/PID/fd/N
+ * reads "socket:[INODE]". Only the user's own processes can be read, which
+ * are the ones that matter here. pids[i] stays 0 for one not found. */
+static void find_holders(const unsigned long *want, size_t n, pid_t *pids)
+{
+	DIR *proc = opendir("/proc");
+	if (!proc)
+		return;
+	for (struct dirent *e; (e = readdir(proc)) != NULL;) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		_cleanup_free_ char *fds = xasprintf("/proc/%s/fd", e->d_name);
+		DIR *d = opendir(fds);
+		if (!d)
+			continue;
+		for (struct dirent *f; (f = readdir(d)) != NULL;) {
+			char target[64];
+			ssize_t len = readlinkat(dirfd(d), f->d_name, target, sizeof(target) - 1);
+			if (len <= 8 || strncmp(target, "socket:[", 8) != 0)
+				continue;
+			target[len] = '\0';
+			unsigned long inode = strtoul(target + 8, NULL, 10);
+			for (size_t i = 0; i < n; i++)
+				if (want[i] == inode && !pids[i])
+					pids[i] = (pid_t)atoi(e->d_name);
+		}
+		closedir(d);
+	}
+	closedir(proc);
+}
+
+/* A name that leads nowhere from here, resolved in the process that bound
+ * it: relative to its working directory, or through its own descriptor
+ * ("/proc/self/fd/N/NAME", how a path longer than a socket address allows
+ * is bound). The working directory may have changed since, and the
+ * descriptor may be closed: then the name stays unresolved. */
+static void resolve_in_holder(struct scan *scan, const char *name, pid_t pid)
+{
+	static const char *const self[] = {"/proc/self/", "/proc/thread-self/"};
+	const char *rest = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(self) && !rest; i++)
+		if (!strncmp(name, self[i], strlen(self[i])))
+			rest = name + strlen(self[i]);
+	_cleanup_free_ char *link = NULL;
+	const char *tail = name;
+	if (rest) {
+		/* "fd/N/NAME": the directory is what fd N names now. */
+		const char *slash = strncmp(rest, "fd/", 3) ? NULL : strchr(rest + 3, '/');
+		if (!slash)
+			return;
+		link = xasprintf("/proc/%d/%.*s", (int)pid, (int)(slash - rest), rest);
+		tail = slash + 1;
+	} else {
+		link = xasprintf("/proc/%d/cwd", (int)pid);
+	}
+	char dir[PATH_MAX];
+	ssize_t n = readlink(link, dir, sizeof(dir) - 1);
+	if (n <= 0 || dir[0] != '/')
+		return;
+	dir[n] = '\0';
+	_cleanup_free_ char *joined = xasprintf("%s/%s", dir, tail);
+	consider_path(scan, joined);
+}
+
+/* Names to resolve in their holders once the list is read. */
+static void defer(struct scan *scan, const char *path, unsigned long inode)
+{
+	if (!inode)
+		return;
+	if (scan->deferred_len == scan->deferred_alloc) {
+		scan->deferred_alloc = scan->deferred_alloc ? scan->deferred_alloc * 2 : 8;
+		scan->deferred_inodes = xreallocarray(scan->deferred_inodes, scan->deferred_alloc,
+						      sizeof(*scan->deferred_inodes));
+	}
+	scan->deferred_inodes[scan->deferred_len++] = inode;
+	strv_push(&scan->deferred, path);
+}
+
+static void consider(const char *name, size_t len, unsigned long inode, void *data)
 {
 	struct scan *scan = data;
 	char path[PATH_MAX];
@@ -285,8 +374,7 @@ static void consider(const char *name, size_t len, void *data)
 	if (path[0] != '/') {
 		/* Bound relative to a working directory /proc/net/unix does
 		 * not give: the likely ones are the project and the home
-		 * directory (beneath them, the project's walk and the
-		 * inodes find the rest). */
+		 * directory, then the binding process's own. */
 		const char *bases[] = {scan->cwd, scan->home};
 		for (size_t i = 0; i < ARRAY_SIZE(bases); i++) {
 			if (!bases[i])
@@ -294,11 +382,14 @@ static void consider(const char *name, size_t len, void *data)
 			_cleanup_free_ char *joined = xasprintf("%s/%s", bases[i], path);
 			consider_path(scan, joined);
 		}
+		defer(scan, path, inode);
 		return;
 	}
 	/* Stale names (the file renamed or removed, another file in its
 	 * place) are common: what is there now decides. */
 	consider_path(scan, path);
+	if (!strncmp(path, "/proc/", 6))
+		defer(scan, path, inode);
 }
 
 void host_sockets_scan(const struct strv *binds, const char *cwd, const char *home,
@@ -308,17 +399,31 @@ void host_sockets_scan(const struct strv *binds, const char *cwd, const char *ho
 	size_t len = 0;
 	if (read_file("/proc/net/unix", 64u << 20, &text, &len) < 0)
 		return;
-	struct scan scan = {
-	    .binds = binds, .found = found, .listed_dirs = STRV_INIT, .cwd = cwd, .home = home};
+	struct scan scan = {.binds = binds,
+			    .found = found,
+			    .listed_dirs = STRV_INIT,
+			    .cwd = cwd,
+			    .home = home,
+			    .deferred = STRV_INIT};
 	live_read(&scan.live);
 	host_sockets_parse(text, len, consider, &scan);
+	if (scan.deferred_len) {
+		pid_t *pids = xcalloc(scan.deferred_len, sizeof(*pids));
+		find_holders(scan.deferred_inodes, scan.deferred_len, pids);
+		for (size_t i = 0; i < scan.deferred_len; i++)
+			if (pids[i])
+				resolve_in_holder(&scan, scan.deferred.items[i], pids[i]);
+		free(pids);
+	}
 	free(scan.live.items);
+	free(scan.deferred_inodes);
+	strv_release(&scan.deferred);
 	strv_release(&scan.listed_dirs);
 }
 
 void host_sockets_add_live(const struct strv *candidates, struct strv *found)
 {
-	struct scan scan = {.found = found, .listed_dirs = STRV_INIT};
+	struct scan scan = {.found = found, .listed_dirs = STRV_INIT, .deferred = STRV_INIT};
 	live_read(&scan.live);
 	for (size_t i = 0; scan.live.known && i < candidates->len; i++) {
 		struct stat st;

@@ -12,10 +12,13 @@
 
 /* Calls fn with each pathname (not abstract, not unnamed) in the text of
  * /proc/net/unix, as the kernel printed it: not NUL-terminated, possibly
- * relative, stale, or cut short by a newline in the name. The text is
- * untrusted; nothing is allocated. Returns the number of names passed. */
+ * relative, stale, or holding line ends; with the socket's inode (0 when
+ * the field is not a number). The text is untrusted; nothing is
+ * allocated. Returns the number of names passed. */
 size_t host_sockets_parse(const char *text, size_t len,
-			  void (*fn)(const char *path, size_t path_len, void *data), void *data);
+			  void (*fn)(const char *path, size_t path_len, unsigned long inode,
+				     void *data),
+			  void *data);
 
 /* The canonical paths of the unix sockets bound on the host right now
  * that a sandbox would see (by the name /proc/net/unix gives, relative
