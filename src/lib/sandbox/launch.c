@@ -16,6 +16,7 @@
 #include "base/output.h"
 #include "base/xalloc.h"
 #include "git/repo.h"
+#include "inside/inside.h"
 #include "net/policy.h"
 #include "net/proxy.h"
 #include "policy/path.h"
@@ -514,6 +515,9 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 	    .seccomp_fd = l.seccomp_fd,
 	    .new_session = l.new_session,
 	    .cgroup_procs_fd = cg.procs_fd,
+	    /* Nested, the command reports blocked commands through the outer
+	     * run's audit socket, which it inherits. */
+	    .inherited_fd = inside_sandbox() ? AUDIT_FD_INSIDE : -1,
 	};
 	if (l.net.proxy)
 		req.sources[req.sources_len++] = (struct supervise_source){
