@@ -71,10 +71,20 @@ int socket_watch_start(struct socket_watch **out, const struct policy *policy,
 		/* A new socket is created, or renamed into place. */
 		int wd = inotify_add_watch(w->fd, dir,
 					   IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_DONT_FOLLOW);
+		/* A directory the user may search but not read (a system
+		 * daemon's) cannot be watched: its socket keeps its mask
+		 * until the service binds it again. */
+		int saved = errno;
+		_cleanup_free_ char *shown = wd < 0 ? term_escape(dir) : NULL;
+		if (wd < 0 && (saved == EACCES || saved == EPERM)) {
+			output_debug("sockets: cannot watch %s (%s): a new socket there would "
+				     "not be masked",
+				     shown, strerror(saved));
+			continue;
+		}
 		if (wd < 0)
-			return error_errno(err, ERROR_SETUP, errno,
-					   "watching %s, where the host socket %s is masked", dir,
-					   path);
+			return error_errno(err, ERROR_SETUP, saved,
+					   "watching %s, where a host socket is masked", shown);
 		struct watched *it = &w->items[w->len++];
 		it->wd = wd;
 		it->path = xstrdup(path);
