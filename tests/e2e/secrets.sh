@@ -414,15 +414,16 @@ test_policy_says_files_created_after_the_start_are_not_masked()
 
 
 # Passwords hold what git keeps in a value: ";" inside quotes, "'", spaces;
-# a proxy may be written without a scheme, user:password@host:port.
+# a proxy may be written without a scheme, user:password@host:port; an
+# inline credential helper may hold the password.
 test_git_config_passwords_with_quotes_and_spaces_and_proxies_without_scheme_are_removed()
 {
 	git init -q .
-	printf '[remote "a"]\n\turl = "https://u:p;cr3tA@git.example/r"\n[remote "b"]\n\turl = https://u:p'"'"'cr3tB@git.example/r\n[remote "c"]\n\turl = https://u:p cr3tC@git.example/r\n\tproxy = u:cr3tD@proxy.example:3128\n[http]\n\tproxy = "u:cr3tE@proxy.example:3128"\n' \
+	printf '[remote "a"]\n\turl = "https://u:p;cr3tA@git.example/r"\n[remote "b"]\n\turl = https://u:p'"'"'cr3tB@git.example/r\n[remote "c"]\n\turl = https://u:p cr3tC@git.example/r\n\tproxy = u:cr3tD@proxy.example:3128\n[http]\n\tproxy = "u:cr3tE@proxy.example:3128"\n[credential]\n\thelper = "!f() { echo password=cr3tF; }; f"\n' \
 		>>.git/config
-	git config --get-regexp 'remote\..*\.url|proxy' >"$T/set-up" || fail "git cannot read the config"
-	[ "$(grep -c cr3t "$T/set-up")" = 5 ] || fail "git does not read the passwords as set up"
-	sbx sh -c 'cat .git/config; git config --get-regexp "remote\..*\.url|proxy"'
+	git config --get-regexp 'remote\..*\.url|proxy|helper' >"$T/set-up" || fail "git cannot read the config"
+	[ "$(grep -c cr3t "$T/set-up")" = 6 ] || fail "git does not read the passwords as set up"
+	sbx sh -c 'cat .git/config; git config --get-regexp "remote\..*\.url|proxy|helper"'
 	expect_status 0
 	expect_out_lacks cr3t
 	expect_out_contains "remote.c.url https://git.example/r"

@@ -156,6 +156,9 @@ static void git_strip_url_credentials_removes_only_credentials(void **state)
 	     "[http]\n\tproxy = proxy:3128\n[remote \"o\"]\n\tproxy = \"p:1\"\n", 2},
 	    {"[http]\n\tproxy = proxy:3128\n\tproxyAuthMethod = u@x\n",
 	     "[http]\n\tproxy = proxy:3128\n\tproxyAuthMethod = u@x\n", 0},
+	    /* An inline helper that holds the password. */
+	    {"[credential]\n\thelper = \"!f() { echo password=T; }; f\"\n\thelper = store\n",
+	     "[credential]\n\thelper = \n\thelper = store\n", 1},
 	    {"a://@", "a://@", 0},
 	    {"://u:p@h", "://u:p@h", 0},
 	};

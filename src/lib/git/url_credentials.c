@@ -173,6 +173,17 @@ static bool whole_value(const char *v, const char *ve, const char **from, const 
 	return ve > v;
 }
 
+/* An inline credential helper ("!f() { echo password=T; }; f"), as CI
+ * guides write one, holds the password itself: the helper goes whole. */
+static bool helper_with_password(const char *v, const char *ve, const char **from, const char **to)
+{
+	static const char needle[] = "password=";
+	for (const char *p = v; p + sizeof(needle) - 1 <= ve; p++)
+		if (!strncasecmp(p, needle, sizeof(needle) - 1))
+			return whole_value(v, ve, from, to);
+	return false;
+}
+
 /* A proxy may be written without a scheme, "user:password@host:port",
  * which git reads as an http:// one (http.proxy, http.<url>.proxy,
  * remote.<name>.proxy): its user information goes as a URL's would. With
@@ -235,14 +246,17 @@ static size_t strip_values(const char *text, size_t len, const char *key, value_
 /* One round of the three passes. */
 static size_t strip_round(const char *text, size_t len, struct strbuf *out)
 {
-	struct strbuf urls = STRBUF_INIT, headers = STRBUF_INIT;
+	struct strbuf urls = STRBUF_INIT, headers = STRBUF_INIT, helpers = STRBUF_INIT;
 	size_t changed = strip_urls(text, len, &urls);
 	changed +=
 	    strip_values(urls.buf ? urls.buf : "", urls.len, "extraheader", whole_value, &headers);
+	changed += strip_values(headers.buf ? headers.buf : "", headers.len, "helper",
+				helper_with_password, &helpers);
 	changed +=
-	    strip_values(headers.buf ? headers.buf : "", headers.len, "proxy", proxy_userinfo, out);
+	    strip_values(helpers.buf ? helpers.buf : "", helpers.len, "proxy", proxy_userinfo, out);
 	strbuf_release(&urls);
 	strbuf_release(&headers);
+	strbuf_release(&helpers);
 	return changed;
 }
 
