@@ -19,8 +19,8 @@ config/prod.pem|*.pem
 deep/a/b/c/.env.local|.env.*
 keys/server.KEY|*.key
 certs/client.p12|*.p12
-home/.ssh/id_rsa|id_rsa*
-home/.ssh/id_ed25519|id_ed25519*
+home/ssh/id_rsa|id_rsa*
+home/ssh/id_ed25519|id_ed25519*
 keys/id_ecdsa|id_ecdsa*
 keys/id_ed25519_sk|id_ed25519*
 keys/id_dsa|id_dsa*
@@ -410,6 +410,104 @@ test_policy_says_files_created_after_the_start_are_not_masked()
 	sbx sh -c 'echo late >.env.late; cat .env.late'
 	expect_status 0
 	expect_out "late"
+}
+
+
+# Passwords hold what git keeps in a value: ";" inside quotes, "'", spaces;
+# a proxy may be written without a scheme, user:password@host:port; an
+# inline credential helper may hold the password.
+test_git_config_passwords_with_quotes_and_spaces_and_proxies_without_scheme_are_removed()
+{
+	git init -q .
+	printf '[remote "a"]\n\turl = "https://u:p;cr3tA@git.example/r"\n[remote "b"]\n\turl = https://u:p'"'"'cr3tB@git.example/r\n[remote "c"]\n\turl = https://u:p cr3tC@git.example/r\n\tproxy = u:cr3tD@proxy.example:3128\n[http]\n\tproxy = "u:cr3tE@proxy.example:3128"\n[credential]\n\thelper = "!f() { echo password=cr3tF; }; f"\n' \
+		>>.git/config
+	git config --get-regexp 'remote\..*\.url|proxy|helper' >"$T/set-up" || fail "git cannot read the config"
+	[ "$(grep -c cr3t "$T/set-up")" = 6 ] || fail "git does not read the passwords as set up"
+	sbx sh -c 'cat .git/config; git config --get-regexp "remote\..*\.url|proxy|helper"'
+	expect_status 0
+	expect_out_lacks cr3t
+	expect_out_contains "remote.c.url https://git.example/r"
+	expect_out_contains "remote.c.proxy proxy.example:3128"
+	expect_out_contains "http.proxy proxy.example:3128"
+}
+
+# A submodule's config (.git/modules/<name>/config) is pinned, not mounted:
+# a token in its remote URL or an extraHeader, as CI checkouts leave them,
+# must not be readable either.
+test_submodule_config_is_shown_without_url_credentials()
+{
+	git init -q "$HOME/subup" &&
+		git -C "$HOME/subup" -c user.name=u -c user.email=u@x commit -q --allow-empty -m one &&
+		git init -q -b main . &&
+		git -c protocol.file.allow=always submodule add -q "$HOME/subup" sub >/dev/null 2>&1 &&
+		git -c user.name=u -c user.email=u@x commit -qm sub || fail "could not make the repository"
+	git -C sub config remote.origin.url "https://x-access-token:TOKENS1@github.com/o/sub.git"
+	git -C sub config http.https://github.com/.extraheader "AUTHORIZATION: basic TOKENS1"
+	grep -q "TOKENS1" .git/modules/sub/config || fail "the token is not where git keeps it"
+	sbx sh -c 'cat .git/modules/sub/config; cd sub && git config --list; true'
+	expect_status 0
+	expect_out_lacks TOKEN
+}
+
+
+# Password files of common tools and the directories where the AWS CLI, SSH
+# and GnuPG keep keys, when a copy sits in the project.
+test_password_files_and_key_directories_of_common_tools_are_masked()
+{
+	mkdir -p .aws/sso/cache .ssh .gnupg/private-keys-v1.d
+	for f in .pgpass .my.cnf .s3cfg .boto .htpasswd .aws/sso/cache/a.json .ssh/deploy \
+		.gnupg/private-keys-v1.d/k.key; do
+		echo "TOKEN-$f" >"$f"
+	done
+	sbx sh -c 'cat .pgpass .my.cnf .s3cfg .boto .htpasswd .aws/sso/cache/a.json .ssh/deploy \
+		.gnupg/private-keys-v1.d/k.key; ls -A .aws .ssh .gnupg; true'
+	expect_status 0
+	expect_out_lacks TOKEN
+	expect_out_lacks sso
+	expect_out_lacks deploy
+}
+
+
+# Tokens that tools keep in the home directory: git hosting (GitLab, hub,
+# Copilot, Composer), cloud and deploy CLIs, database password files,
+# age keys, shell histories, browser cookies.
+test_home_credentials_of_common_tools_read_empty()
+{
+	for f in .config/glab-cli/config.yml .config/hub .config/github-copilot/hosts.json \
+		.config/composer/auth.json .vault-token .terraform.d/credentials.tfrc.json \
+		.fly/config.yml .huggingface/token .pgpass .my.cnf .s3cfg .boto \
+		.config/sops/age/keys.txt .local/share/atuin/history.db .irb_history \
+		.mozilla/firefox/p/cookies.sqlite .config/google-chrome/Default/Cookies \
+		.vercel/auth.json .config/rclone/rclone.conf; do
+		mkdir -p "$HOME/$(dirname "$f")"
+		echo "TOKEN-$f" >"$HOME/$f"
+	done
+	sbx sh -c 'cd "$HOME" && find . -type f -exec cat {} + 2>/dev/null; true'
+	expect_status 0
+	expect_out_lacks TOKEN
+}
+
+
+# Git reads configuration from the environment too: "git -c" hands it on in
+# GIT_CONFIG_PARAMETERS, and CI jobs set GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>
+# and GIT_CONFIG_VALUE_<n> to an extraHeader or a URL with a token.
+test_git_config_in_the_environment_with_credentials_does_not_reach_the_command()
+{
+	git init -q .
+	GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=http.extraheader \
+		GIT_CONFIG_VALUE_0="AUTHORIZATION: basic TOKENE1" \
+		GIT_CONFIG_KEY_1=remote.origin.url GIT_CONFIG_VALUE_1="https://u:TOKENE2@h/r" \
+		GIT_CONFIG_PARAMETERS="'http.extraheader'='AUTHORIZATION: basic TOKENE3'" \
+		MYSQL_PWD=TOKENE4 SSHPASS=TOKENE5 \
+		sbx sh -c 'env; git config --list'
+	expect_status 0
+	expect_out_lacks TOKEN
+	# Without credentials they pass: git inside keeps its -c settings.
+	GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.editor GIT_CONFIG_VALUE_0=ed \
+		GIT_CONFIG_PARAMETERS="'user.name'='someone'" sbx git config --list
+	expect_status 0
+	expect_out_contains "core.editor=ed"
+	expect_out_contains "user.name=someone"
 }
 
 run_tests

@@ -27,7 +27,13 @@ mode_flag()
 
 # Starts one server on the host listening on each ADDRESS (a path, or
 # @name for the abstract namespace); each connection it accepts appends
-# "ADDRESS" to $T/heard. Teardown stops it.
+# "ADDRESS" to $T/heard. Teardown stops it. Also the ways a name in
+# /proc/net/unix stops naming a socket: "rel:DIR:NAME" bound by a relative
+# name from DIR (the last one given stays the server's directory), "rename:TMP:FINAL" bound at TMP and renamed to FINAL,
+# "link:TMP:FINAL" bound at TMP, linked to FINAL and TMP removed (as
+# OpenSSH's ControlMaster makes its ControlPath), "fd:DIR:NAME" bound as
+# /proc/self/fd/N/NAME with N a descriptor of DIR (how a path longer than
+# 108 bytes is bound).
 serve()
 {
 	rm -f "$T/ready"
@@ -37,7 +43,24 @@ ready, heard = sys.argv[1:3]
 socks = {}
 for address in sys.argv[3:]:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.bind("\0" + address[1:] if address.startswith("@") else address)
+    kind, _, rest = address.partition(":")
+    if kind == "rel":
+        # It stays there, as a server that binds so does.
+        os.chdir(rest.split(":", 1)[0])
+        s.bind(rest.split(":", 1)[1])
+    elif kind == "fd":
+        where, name = rest.split(":", 1)
+        s.bind("/proc/self/fd/%d/%s" % (os.open(where, os.O_PATH), name))
+    elif kind in ("rename", "link"):
+        tmp, final = rest.split(":", 1)
+        s.bind(tmp)
+        if kind == "rename":
+            os.rename(tmp, final)
+        else:
+            os.link(tmp, final)
+            os.unlink(tmp)
+    else:
+        s.bind("\0" + address[1:] if address.startswith("@") else address)
     s.listen(16)
     socks[s] = address
 open(ready, "w").close()
@@ -123,6 +146,73 @@ test_host_sockets_are_unreachable_in_every_network_mode()
 	expect_out_contains "host unix socket; list it with --socket PATH to allow"
 	# shellcheck disable=SC2086
 	expect_host_reaches $sockets
+}
+
+test_host_sockets_bound_by_other_names_are_unreachable_in_every_network_mode()
+{
+	nl='
+'
+	mkdir -p sub "$HOME/work" "$HOME/ctl" "$HOME/odd${nl}dir" "$HOME/svc" "$HOME/long"
+	serve "rel:$PWD:rel.sock" "rel:$PWD/sub:sub.sock" "rel:$HOME:home.sock" \
+		"rename:$HOME/work/tmp.sock:$HOME/work/final.sock" \
+		"link:$HOME/ctl/cm.XXXXXXXX:$HOME/ctl/cm" \
+		"rename:$HOME/odd${nl}dir/s.sock:$HOME/odd${nl}dir/s.sock" \
+		"rel:$HOME/svc:deep.sock" "fd:$HOME/long:long.sock"
+	write_client "$PWD/connect.py"
+	set -- "$PWD/rel.sock" "$PWD/sub/sub.sock" "$HOME/home.sock" "$HOME/work/final.sock" \
+		"$HOME/ctl/cm" "$HOME/odd${nl}dir/s.sock" "$HOME/svc/deep.sock" "$HOME/long/long.sock"
+	for mode in $MODES; do
+		# shellcheck disable=SC2046
+		sbx $(mode_flag "$mode") "$PY" "$PWD/connect.py" "$@"
+		expect_status 0
+		! grep -q ' connected$' "$T/out" || fail "$mode: $(out)"
+	done
+	expect_nothing_heard
+	# The control (a name holds a line end: counted by connections).
+	"$PY" "$PWD/connect.py" "$@" >"$T/host.out"
+	[ "$(grep -c ' connected$' "$T/host.out")" -eq "$#" ] ||
+		fail "the host's own attempt: $(cat "$T/host.out")"
+}
+
+# A host socket is masked by a mount on its file; a service that restarts
+# while the sandbox runs (a daemon upgraded, a helper re-spawned) removes
+# the file and binds a new one, which detaches that mount in every mount
+# namespace. The run stops before the new socket can be reached.
+test_host_socket_rebound_during_the_run_stays_unreachable()
+{
+	mkdir -p "$HOME/work"
+	sock="$HOME/work/x.sock"
+	serve "$sock"
+	first=$(tail -n 1 "$T/pids")
+	# Inside: one attempt at once, one after the restart.
+	sbx "$PY" -c '
+import os, socket, sys, time
+path, flag = sys.argv[1:3]
+def attempt():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+        print("connected")
+    except OSError as e:
+        print("refused", e.errno)
+attempt()
+open("started", "w").close()
+for _ in range(200):
+    if os.path.exists(flag):
+        break
+    time.sleep(0.05)
+attempt()
+' "$sock" "$PWD/restarted" &
+	inside=$!
+	for _ in $(seq 200); do [ -e started ] && break; sleep 0.05; done
+	kill "$first"
+	wait "$first" 2>/dev/null
+	rm -f "$sock"
+	serve "$sock"
+	touch restarted
+	wait $inside
+	expect_nothing_heard
+	expect_err_contains "was bound again (its service restarted), which lifts its mask"
 }
 
 test_a_socket_the_host_binds_later_in_a_known_place_is_unreachable()

@@ -177,4 +177,40 @@ test_run_agent_sandbox_cannot_be_replaced()
 	expect_host_unchanged "$before"
 }
 
+
+# Descriptors the caller leaves open reach nothing inside: a directory's
+# (through /proc/self/fd/N every file beneath it is there, past the masks)
+# and a connection to a host unix socket. The caller here is a program that
+# keeps them open across exec, as a shell's "exec 3<dir" does.
+test_descriptors_the_caller_left_open_do_not_reach_the_command()
+{
+	mkdir -p "$HOME/.ssh" "$HOME/svc"
+	echo "$SECRET_VALUE" >"$HOME/.ssh/id_ed25519"
+	"$PY" -c '
+import os, socket, subprocess, sys
+home, as_bin, out, err, heard = sys.argv[1:6]
+server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+server.bind(home + "/svc/s.sock")
+server.listen(1)
+conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+conn.connect(home + "/svc/s.sock")
+peer = server.accept()[0]
+peer.settimeout(3)
+d = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
+script = ("cat /proc/self/fd/%d/.ssh/id_ed25519; ls /proc/self/fd/%d/.ssh; "
+          "echo reached >&%d; true") % (d, d, conn.fileno())
+with open(out, "w") as o, open(err, "w") as e:
+    subprocess.run([as_bin, "sh", "-c", script], stdout=o, stderr=e,
+                   stdin=subprocess.DEVNULL, pass_fds=(d, conn.fileno()))
+try:
+    data = peer.recv(100)
+except OSError:
+    data = b""
+open(heard, "wb").write(data)
+' "$HOME" "$AS" "$T/out" "$T/err" "$T/heard"
+	expect_out_lacks "$SECRET_VALUE"
+	expect_out_lacks id_ed25519
+	[ ! -s "$T/heard" ] || fail "the host socket got: $(cat "$T/heard")"
+}
+
 run_tests

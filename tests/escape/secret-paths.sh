@@ -122,4 +122,41 @@ test_renaming_a_parent_or_the_masked_directory_does_not_unmask()
 	expect_no_secret_in_output
 }
 
+MOVED=TOKEN-moved-masked-file-4d1e
+
+expect_moved_not_read()
+{
+	if grep -q "$MOVED" "$T/out" "$T/err"; then
+		fail "the secret was read: $(grep -h "$MOVED" "$T/out" "$T/err" | head -3)"
+	fi
+}
+
+# A masked file cannot be renamed (it is a mount point), but its directory
+# can, and the mask travels with it for that run only. Moved under a
+# directory the scan skips by default, the next run would not mask it.
+test_masked_file_moved_into_skipped_directory_stays_masked_next_run()
+{
+	mkdir -p config
+	echo "$MOVED" >config/prod.pem
+	sbx sh -c 'mkdir -p node_modules && mv config node_modules/config 2>&1; true'
+	sbx sh -c 'cat node_modules/config/prod.pem config/prod.pem 2>&1; true'
+	expect_moved_not_read
+	[ "$(cat "$T/work/config/prod.pem" 2>/dev/null ||
+		cat "$T/work/node_modules/config/prod.pem")" = "$MOVED" ] ||
+		fail "the host file is gone"
+}
+
+# A directory the scan cannot read is not scanned; the command could make
+# one unreadable in one run and readable again in the next.
+test_masked_file_in_directory_made_unreadable_stays_masked_next_run()
+{
+	mkdir -p config
+	echo "$MOVED" >config/prod.pem
+	sbx sh -c 'chmod 000 config 2>&1; true'
+	sbx sh -c 'chmod 755 config; cat config/prod.pem 2>&1; true'
+	expect_moved_not_read
+	chmod 755 config
+	[ "$(cat "$T/work/config/prod.pem")" = "$MOVED" ] || fail "the host file changed"
+}
+
 run_tests

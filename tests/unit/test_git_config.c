@@ -142,6 +142,23 @@ static void git_strip_url_credentials_removes_only_credentials(void **state)
 	     "[http]\n extraheader = \nx = 1\n", 1},
 	    {"[http]\n\textraheader =\n\textraheader\n\tx = extraheader = v\n",
 	     "[http]\n\textraheader =\n\textraheader\n\tx = extraheader = v\n", 0},
+	    /* A password may hold what git keeps in a value: ";"
+	     * inside quotes, "'", spaces. A ";" outside quotes starts a
+	     * comment, where nothing is a credential to git. */
+	    {"url = \"https://u:ab;c d@h/r\"\n", "url = \"https://h/r\"\n", 1},
+	    {"url = https://u:ab'cd@h/r\nurl = https://u:a b@h/r\n",
+	     "url = https://h/r\nurl = https://h/r\n", 2},
+	    {"url = https://h ; me@x\nurl = \"https://h\" # me@x\n",
+	     "url = https://h ; me@x\nurl = \"https://h\" # me@x\n", 0},
+	    {"url = https://u:T\"K@h/x\"\n", "url = https://\"h/x\"\n", 1},
+	    /* A proxy without a scheme, read by git as http://. */
+	    {"[http]\n\tproxy = u:p@proxy:3128\n[remote \"o\"]\n\tproxy = \"u:p;x@p:1\"\n",
+	     "[http]\n\tproxy = proxy:3128\n[remote \"o\"]\n\tproxy = \"p:1\"\n", 2},
+	    {"[http]\n\tproxy = proxy:3128\n\tproxyAuthMethod = u@x\n",
+	     "[http]\n\tproxy = proxy:3128\n\tproxyAuthMethod = u@x\n", 0},
+	    /* An inline helper that holds the password. */
+	    {"[credential]\n\thelper = \"!f() { echo password=T; }; f\"\n\thelper = store\n",
+	     "[credential]\n\thelper = \n\thelper = store\n", 1},
 	    {"a://@", "a://@", 0},
 	    {"://u:p@h", "://u:p@h", 0},
 	};

@@ -21,7 +21,7 @@
 #define HEADER "Num       RefCount Protocol Flags    Type St Inode Path\n"
 #define ENTRY "0000000000000000: 00000002 00000000 00010000 0001 01 23456"
 
-static void collect(const char *path, size_t len, void *data)
+static void collect(const char *path, size_t len, unsigned long inode, void *data)
 {
 	strv_push_owned(data, xstrndup(path, len));
 }
@@ -79,6 +79,37 @@ static void parser_reads_a_name_without_a_final_newline(void **state)
 	parse(HEADER ENTRY " /srv/last.sock", &names);
 	assert_int_equal(names.len, 1);
 	assert_string_equal(names.items[0], "/srv/last.sock");
+}
+
+/* The kernel prints a name's bytes as they are: a line end in it starts a
+ * line that is not an entry, and the name runs on to the next entry. */
+static void parser_reads_a_name_with_line_ends_up_to_the_next_entry(void **state)
+{
+	_cleanup_strv_ struct strv names = STRV_INIT;
+	parse(HEADER ENTRY " /home/u/odd\ndir/s.sock\n" ENTRY " /two\n\nlines\n" ENTRY " /last\n",
+	      &names);
+	assert_int_equal(names.len, 3);
+	assert_string_equal(names.items[0], "/home/u/odd\ndir/s.sock");
+	assert_string_equal(names.items[1], "/two\n\nlines");
+	assert_string_equal(names.items[2], "/last");
+}
+
+static void collect_inode(const char *path, size_t len, unsigned long inode, void *data)
+{
+	*(unsigned long *)data = inode;
+}
+
+/* The inode (of the socket filesystem) finds the process holding a socket
+ * whose name leads nowhere from outside it. */
+static void parser_gives_each_names_inode(void **state)
+{
+	unsigned long inode = 0;
+	const char *text = HEADER ENTRY " relative.sock\n";
+	assert_int_equal(host_sockets_parse(text, strlen(text), collect_inode, &inode), 1);
+	assert_int_equal(inode, 23456);
+	text = HEADER "0000000000000000: 00000002 00000000 00010000 0001 01 2x3 /a.sock\n";
+	assert_int_equal(host_sockets_parse(text, strlen(text), collect_inode, &inode), 1);
+	assert_int_equal(inode, 0);
 }
 
 /* The header line is never an entry, whatever it says. */
@@ -184,6 +215,8 @@ int main(void)
 	    cmocka_unit_test(parser_takes_pathnames_and_skips_abstract_and_unnamed),
 	    cmocka_unit_test(parser_survives_odd_input),
 	    cmocka_unit_test(parser_reads_a_name_without_a_final_newline),
+	    cmocka_unit_test(parser_reads_a_name_with_line_ends_up_to_the_next_entry),
+	    cmocka_unit_test(parser_gives_each_names_inode),
 	    cmocka_unit_test(parser_skips_the_header_line),
 	    cmocka_unit_test(found_sockets_are_hidden_unless_listed_or_hidden_already),
 	    cmocka_unit_test(a_listed_known_location_is_not_hidden),

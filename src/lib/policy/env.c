@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/strbuf.h"
+#include "git/url_credentials.h"
 #include "policy/pattern.h"
 #include "base/xalloc.h"
 
@@ -26,11 +28,12 @@ const char *env_get(char *const *envp, const char *name)
  * connection strings. Matched without regard to case, since a lower-case
  * github_token is as much a secret. "*_AUTH*" would take GIT_AUTHOR_NAME
  * and GIT_AUTHOR_EMAIL, which commits inside need, so the auth names are
- * spelt out: DOCKER_AUTH_CONFIG, NPM_CONFIG__AUTH, NGROK_AUTHTOKEN. */
+ * spelt out: DOCKER_AUTH_CONFIG, NPM_CONFIG__AUTH, NGROK_AUTHTOKEN. MySQL's
+ * client reads its password from MYSQL_PWD, sshpass from SSHPASS. */
 static const char *const secret_name_patterns[] = {
-    "*_KEY",	   "*_SECRET", "*_TOKEN",  "*PASSWORD*", "*CREDENTIAL*", "AWS_*",
-    "GITHUB_*",	   "*_PASS",   "*_PASSWD", "*APIKEY*",	 "*_AUTH",	 "*_AUTH_*",
-    "*_AUTHTOKEN", "SECRET*",  "TOKEN",	   "*_DSN",	 "DATABASE_URL",
+    "*_KEY",  "*_SECRET", "*_TOKEN",	  "*PASSWORD*", "*CREDENTIAL*", "AWS_*",       "GITHUB_*",
+    "*_PASS", "*_PASSWD", "*APIKEY*",	  "*_AUTH",	"*_AUTH_*",	"*_AUTHTOKEN", "SECRET*",
+    "TOKEN",  "*_DSN",	  "DATABASE_URL", "*_PWD",	"SSHPASS",
 };
 
 /* The reason given for a *_URL variable dropped for its value. */
@@ -69,6 +72,53 @@ static bool is_url_name(const char *name)
 	return len > 4 && !strcasecmp(name + len - 4, "_URL");
 }
 
+/* The reason given for git configuration passed in the environment. */
+#define GIT_ENV_CREDENTIALS "git config in the environment with credentials"
+
+/* Git reads configuration from the environment as well as from files:
+ * GIT_CONFIG_PARAMETERS (what "git -c" hands to the programs it runs) and
+ * GIT_CONFIG_COUNT with GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n>, where
+ * CI jobs put an http.extraHeader or a URL with a token. The copies of the
+ * config files lose those; here the variables go, all of a family at once
+ * (a count without its keys would stop git). */
+static bool is_git_config_family(const char *name)
+{
+	return !strcmp(name, "GIT_CONFIG_COUNT") || !strncmp(name, "GIT_CONFIG_KEY_", 15) ||
+	       !strncmp(name, "GIT_CONFIG_VALUE_", 17);
+}
+
+static bool git_value_has_credentials(const char *value)
+{
+	if (strcasestr(value, "extraheader") || (strcasestr(value, "proxy") && strchr(value, '@')))
+		return true;
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = git_strip_url_credentials(value, strlen(value), &sb);
+	strbuf_release(&sb);
+	return n > 0;
+}
+
+static bool git_env_has_credentials(char *const *envp, bool family)
+{
+	bool proxy_key = false, at_value = false;
+	for (char *const *e = envp; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		_cleanup_free_ char *name = xstrndup(*e, (size_t)(eq - *e));
+		bool ours =
+		    family ? is_git_config_family(name) : !strcmp(name, "GIT_CONFIG_PARAMETERS");
+		if (!ours)
+			continue;
+		if (git_value_has_credentials(eq + 1))
+			return true;
+		/* A proxy without a scheme, "user:password@host", in a value
+		 * whose key is another variable. */
+		proxy_key |= !strncmp(name, "GIT_CONFIG_KEY_", 15) && strcasestr(eq + 1, "proxy");
+		at_value |= !strncmp(name, "GIT_CONFIG_VALUE_", 17) && strchr(eq + 1, '@');
+	}
+	return proxy_key && at_value;
+}
+
 static void build(struct pattern_set *set, const struct strv *texts)
 {
 	pattern_set_build(set, texts ? texts->items : NULL, texts ? texts->len : 0, false);
@@ -94,6 +144,8 @@ void env_filter(const struct env_rules *rules, char *const *envp, struct env_res
 	struct pattern_set allow, block;
 	build(&allow, rules->allow);
 	build(&block, rules->block);
+	bool git_params = git_env_has_credentials(envp, false);
+	bool git_family = git_env_has_credentials(envp, true);
 	for (char *const *e = envp; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 		_cleanup_free_ char *name = xstrndup(*e, eq ? (size_t)(eq - *e) : strlen(*e));
@@ -104,7 +156,10 @@ void env_filter(const struct env_rules *rules, char *const *envp, struct env_res
 		} else if (!pattern_set_match(&allow, name) && rules->filter_secrets &&
 			   ((secret = env_secret_pattern(name)) ||
 			    (eq && is_url_name(name) && env_url_has_password(eq + 1) &&
-			     (secret = URL_WITH_PASSWORD)))) {
+			     (secret = URL_WITH_PASSWORD)) ||
+			    (((git_params && !strcmp(name, "GIT_CONFIG_PARAMETERS")) ||
+			      (git_family && is_git_config_family(name))) &&
+			     (secret = GIT_ENV_CREDENTIALS)))) {
 			strv_pushf(&out->reasons, "looks like a secret (%s)", secret);
 		} else {
 			strv_push(&out->envp, *e);

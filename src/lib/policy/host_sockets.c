@@ -20,10 +20,19 @@
  * relative name, or by a process in another network namespace. */
 #include "policy/host_sockets.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "base/cleanup.h"
 #include "base/io.h"
@@ -58,8 +67,20 @@ static const char *const system_files[] = {
  * as bound, '@' first for an abstract name. */
 #define UNIX_FIELDS 7
 
+/* Whether a line of /proc/net/unix starts an entry: "%pK: ", hex digits
+ * then a colon and a space. */
+static bool is_entry(const char *line, const char *end)
+{
+	const char *p = line;
+	while (p < end && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+		p++;
+	return p > line && p + 1 < end && p[0] == ':' && p[1] == ' ';
+}
+
 size_t host_sockets_parse(const char *text, size_t len,
-			  void (*fn)(const char *path, size_t path_len, void *data), void *data)
+			  void (*fn)(const char *path, size_t path_len, unsigned long inode,
+				     void *data),
+			  void *data)
 {
 	size_t count = 0;
 	const char *end = text + len;
@@ -72,18 +93,33 @@ size_t host_sockets_parse(const char *text, size_t len,
 			eol = end;
 		const char *p = line;
 		int fields = 0;
+		unsigned long inode = 0;
 		while (fields < UNIX_FIELDS && p < eol) {
 			while (p < eol && *p == ' ')
 				p++;
 			if (p == eol)
 				break;
-			while (p < eol && *p != ' ')
-				p++;
+			/* The last field is the socket's inode, in decimal. */
+			bool number = true;
+			for (inode = 0; p < eol && *p != ' '; p++) {
+				number = number && *p >= '0' && *p <= '9' && inode < ULONG_MAX / 10;
+				inode = number ? inode * 10 + (unsigned long)(*p - '0') : 0;
+			}
 			fields++;
 		}
-		/* One space, then the name (which may itself hold spaces). */
+		/* One space, then the name (which may itself hold spaces, and
+		 * line ends: the kernel prints its bytes as they are, so the
+		 * lines up to the next entry are the rest of it). */
 		if (fields == UNIX_FIELDS && p < eol && *p == ' ' && p + 1 < eol && p[1] != '@') {
-			fn(p + 1, (size_t)(eol - p - 1), data);
+			while (eol + 1 < end && !is_entry(eol + 1, end)) {
+				const char *next = memchr(eol + 1, '\n', (size_t)(end - eol - 1));
+				eol = next ? next : end;
+			}
+			/* Blank lines before the next entry end no name. */
+			const char *name_end = eol;
+			while (name_end[-1] == '\n')
+				name_end--;
+			fn(p + 1, (size_t)(name_end - p - 1), inode, data);
 			count++;
 		}
 		line = eol + 1;
@@ -110,12 +146,224 @@ static bool seen_inside(const char *path, const struct strv *binds)
 	return false;
 }
 
+/* The device and inode of every unix socket bound to a file in this
+ * network namespace, from the kernel's socket diagnostics (what "ss -x"
+ * reads, open to every user): the file of a socket whose name is stale
+ * (renamed, linked elsewhere, unlinked after a link, as OpenSSH's
+ * ControlMaster does), relative or cut short is found by its inode. */
+struct live_sockets {
+	struct live_socket {
+		dev_t dev;
+		ino_t ino;
+	} * items;
+	size_t len, alloc;
+	bool known; /* the dump worked */
+};
+
+static void live_add(struct live_sockets *live, const struct unix_diag_vfs *vfs)
+{
+	if (live->len == live->alloc) {
+		live->alloc = live->alloc ? live->alloc * 2 : 64;
+		live->items = xreallocarray(live->items, live->alloc, sizeof(*live->items));
+	}
+	/* The kernel's own encoding: 12 bits of major above 20 of minor. */
+	live->items[live->len++] = (struct live_socket){
+	    .dev = makedev(vfs->udiag_vfs_dev >> 20, vfs->udiag_vfs_dev & 0xfffff),
+	    .ino = vfs->udiag_vfs_ino,
+	};
+}
+
+static void live_read(struct live_sockets *live)
+{
+	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return;
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req req;
+	} msg = {
+	    .nlh = {.nlmsg_len = sizeof(msg),
+		    .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
+	    .req = {.sdiag_family = AF_UNIX, .udiag_states = ~0u, .udiag_show = UDIAG_SHOW_VFS},
+	};
+	if (send(fd, &msg, sizeof(msg), 0) != (ssize_t)sizeof(msg))
+		return;
+	static char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0)
+			return;
+		size_t left = (size_t)n;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, left);
+		     h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_type == NLMSG_DONE) {
+				live->known = true;
+				return;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR ||
+			    h->nlmsg_len < NLMSG_LENGTH(sizeof(struct unix_diag_msg)))
+				return;
+			struct unix_diag_msg *m = NLMSG_DATA(h);
+			/* The attributes are laid out as rtattr ones. */
+			int alen = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+			for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, alen);
+			     a = RTA_NEXT(a, alen))
+				if (a->rta_type == UNIX_DIAG_VFS &&
+				    RTA_PAYLOAD(a) >= (int)sizeof(struct unix_diag_vfs))
+					live_add(live, RTA_DATA(a));
+		}
+	}
+}
+
+static bool live_has(const struct live_sockets *live, const struct stat *st)
+{
+	for (size_t i = 0; i < live->len; i++)
+		if (live->items[i].ino == st->st_ino && live->items[i].dev == st->st_dev)
+			return true;
+	return false;
+}
+
 struct scan {
 	const struct strv *binds;
 	struct strv *found;
+	struct live_sockets live;
+	struct strv listed_dirs; /* directories already looked through */
+	const char *cwd, *home;
+	struct strv deferred; /* names to resolve in the process holding them */
+	unsigned long *deferred_inodes;
+	size_t deferred_len, deferred_alloc;
 };
 
-static void consider(const char *name, size_t len, void *data)
+static void add_found(struct scan *scan, const char *path)
+{
+	char *real = realpath(path, NULL);
+	if (real && seen_inside(real, scan->binds) && !strv_contains(scan->found, real))
+		strv_push_owned(scan->found, real);
+	else
+		free(real);
+}
+
+/* The sockets of a directory that a host process listens on: where a
+ * socket was bound by a name that is gone, it usually lives on beside it
+ * under another (bound to a temporary name, then renamed or linked). */
+static void look_through(struct scan *scan, const char *dir)
+{
+	if (!scan->live.known || strv_contains(&scan->listed_dirs, dir) ||
+	    !seen_inside(dir, scan->binds))
+		return;
+	strv_push(&scan->listed_dirs, dir);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		if (e->d_type != DT_SOCK && e->d_type != DT_UNKNOWN)
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISSOCK(st.st_mode) || !live_has(&scan->live, &st))
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, e->d_name);
+		add_found(scan, path);
+	}
+	closedir(d);
+}
+
+/* A name as bound: the socket if it is still there, and its directory's
+ * other live sockets. */
+static void consider_path(struct scan *scan, const char *path)
+{
+	struct stat st;
+	if (seen_inside(path, scan->binds) && lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		add_found(scan, path);
+	_cleanup_free_ char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		look_through(scan, dir);
+	}
+}
+
+/* The processes that hold the sockets of `want` (inodes of the socket
+ * filesystem), found in one pass over their descriptors: /proc/PID/fd/N
+ * reads "socket:[INODE]". Only the user's own processes can be read, which
+ * are the ones that matter here. pids[i] stays 0 for one not found. */
+static void find_holders(const unsigned long *want, size_t n, pid_t *pids)
+{
+	DIR *proc = opendir("/proc");
+	if (!proc)
+		return;
+	for (struct dirent *e; (e = readdir(proc)) != NULL;) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		_cleanup_free_ char *fds = xasprintf("/proc/%s/fd", e->d_name);
+		DIR *d = opendir(fds);
+		if (!d)
+			continue;
+		for (struct dirent *f; (f = readdir(d)) != NULL;) {
+			char target[64];
+			ssize_t len = readlinkat(dirfd(d), f->d_name, target, sizeof(target) - 1);
+			if (len <= 8 || strncmp(target, "socket:[", 8) != 0)
+				continue;
+			target[len] = '\0';
+			unsigned long inode = strtoul(target + 8, NULL, 10);
+			for (size_t i = 0; i < n; i++)
+				if (want[i] == inode && !pids[i])
+					pids[i] = (pid_t)atoi(e->d_name);
+		}
+		closedir(d);
+	}
+	closedir(proc);
+}
+
+/* A name that leads nowhere from here, resolved in the process that bound
+ * it: relative to its working directory, or through its own descriptor
+ * ("/proc/self/fd/N/NAME", how a path longer than a socket address allows
+ * is bound). The working directory may have changed since, and the
+ * descriptor may be closed: then the name stays unresolved. */
+static void resolve_in_holder(struct scan *scan, const char *name, pid_t pid)
+{
+	static const char *const self[] = {"/proc/self/", "/proc/thread-self/"};
+	const char *rest = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(self) && !rest; i++)
+		if (!strncmp(name, self[i], strlen(self[i])))
+			rest = name + strlen(self[i]);
+	_cleanup_free_ char *link = NULL;
+	const char *tail = name;
+	if (rest) {
+		/* "fd/N/NAME": the directory is what fd N names now. */
+		const char *slash = strncmp(rest, "fd/", 3) ? NULL : strchr(rest + 3, '/');
+		if (!slash)
+			return;
+		link = xasprintf("/proc/%d/%.*s", (int)pid, (int)(slash - rest), rest);
+		tail = slash + 1;
+	} else {
+		link = xasprintf("/proc/%d/cwd", (int)pid);
+	}
+	char dir[PATH_MAX];
+	ssize_t n = readlink(link, dir, sizeof(dir) - 1);
+	if (n <= 0 || dir[0] != '/')
+		return;
+	dir[n] = '\0';
+	_cleanup_free_ char *joined = xasprintf("%s/%s", dir, tail);
+	consider_path(scan, joined);
+}
+
+/* Names to resolve in their holders once the list is read. */
+static void defer(struct scan *scan, const char *path, unsigned long inode)
+{
+	if (!inode)
+		return;
+	if (scan->deferred_len == scan->deferred_alloc) {
+		scan->deferred_alloc = scan->deferred_alloc ? scan->deferred_alloc * 2 : 8;
+		scan->deferred_inodes = xreallocarray(scan->deferred_inodes, scan->deferred_alloc,
+						      sizeof(*scan->deferred_inodes));
+	}
+	scan->deferred_inodes[scan->deferred_len++] = inode;
+	strv_push(&scan->deferred, path);
+}
+
+static void consider(const char *name, size_t len, unsigned long inode, void *data)
 {
 	struct scan *scan = data;
 	char path[PATH_MAX];
@@ -124,34 +372,73 @@ static void consider(const char *name, size_t len, void *data)
 	memcpy(path, name, len);
 	path[len] = '\0';
 	if (path[0] != '/') {
-		if (output_debug_enabled()) {
-			_cleanup_free_ char *shown = term_escape(path);
-			output_debug("host sockets: \"%s\" was bound by a relative name: not "
-				     "found, not hidden",
-				     shown);
+		/* Bound relative to a working directory /proc/net/unix does
+		 * not give: the likely ones are the project and the home
+		 * directory, then the binding process's own. */
+		const char *bases[] = {scan->cwd, scan->home};
+		for (size_t i = 0; i < ARRAY_SIZE(bases); i++) {
+			if (!bases[i])
+				continue;
+			_cleanup_free_ char *joined = xasprintf("%s/%s", bases[i], path);
+			consider_path(scan, joined);
 		}
+		defer(scan, path, inode);
 		return;
 	}
 	/* Stale names (the file renamed or removed, another file in its
 	 * place) are common: what is there now decides. */
-	struct stat st;
-	if (!seen_inside(path, scan->binds) || lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
-		return;
-	char *real = realpath(path, NULL);
-	if (real && seen_inside(real, scan->binds) && !strv_contains(scan->found, real))
-		strv_push_owned(scan->found, real);
-	else
-		free(real);
+	consider_path(scan, path);
+	if (!strncmp(path, "/proc/", 6))
+		defer(scan, path, inode);
 }
 
-void host_sockets_scan(const struct strv *binds, struct strv *found)
+void host_sockets_scan(const struct strv *binds, const char *cwd, const char *home,
+		       struct strv *found)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	if (read_file("/proc/net/unix", 64u << 20, &text, &len) < 0)
 		return;
-	struct scan scan = {.binds = binds, .found = found};
+	struct scan scan = {.binds = binds,
+			    .found = found,
+			    .listed_dirs = STRV_INIT,
+			    .cwd = cwd,
+			    .home = home,
+			    .deferred = STRV_INIT};
+	live_read(&scan.live);
 	host_sockets_parse(text, len, consider, &scan);
+	if (scan.deferred_len) {
+		pid_t *pids = xcalloc(scan.deferred_len, sizeof(*pids));
+		find_holders(scan.deferred_inodes, scan.deferred_len, pids);
+		for (size_t i = 0; i < scan.deferred_len; i++)
+			if (pids[i])
+				resolve_in_holder(&scan, scan.deferred.items[i], pids[i]);
+		free(pids);
+	}
+	free(scan.live.items);
+	free(scan.deferred_inodes);
+	strv_release(&scan.deferred);
+	strv_release(&scan.listed_dirs);
+}
+
+void host_sockets_add_live(const struct strv *candidates, struct strv *found)
+{
+	struct scan scan = {.found = found, .listed_dirs = STRV_INIT, .deferred = STRV_INIT};
+	live_read(&scan.live);
+	for (size_t i = 0; scan.live.known && i < candidates->len; i++) {
+		struct stat st;
+		if (lstat(candidates->items[i], &st) < 0 || !S_ISSOCK(st.st_mode) ||
+		    !live_has(&scan.live, &st))
+			continue;
+		/* Met by a walk of what the sandbox shows. */
+		char *real = realpath(candidates->items[i], NULL);
+		if (real && !strv_contains(found, real))
+			strv_push_owned(found, real);
+		else
+			free(real);
+	}
+	free(scan.live.items);
+	strv_release(&scan.listed_dirs);
 }
 
 static void hide(struct rule_list *rules, const char *path, const char *why)

@@ -118,8 +118,10 @@ static const struct content_rule *content_rule_for(const char *name, size_t len)
 static bool content_holds_credentials(int dirfd, const char *name, const struct content_rule *rule)
 {
 	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/* Unread is not harmless: the command, its owner, could have taken
+	 * the permission away in an earlier run to give it back in a later. */
 	if (fd < 0)
-		return false;
+		return errno == EACCES;
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return false;
@@ -313,9 +315,22 @@ static ssize_t read_listing(struct walker *w, int dirfd, size_t depth)
  * the rest of its entries could be anywhere. */
 static int descend(struct walker *w, int *dirfd, const char *name, size_t depth)
 {
+	/* A directory the walk cannot list or search is masked whole: the
+	 * command runs as its owner, so it could have made the directory
+	 * unreadable in an earlier run to read what it holds in the next. */
+	if (faccessat(*dirfd, name, R_OK | X_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == EACCES) {
+		w->out->unreadable++;
+		add_match(w, NULL, SECRET_UNREADABLE_REASON, true);
+		return 0;
+	}
 	int fd = openat(*dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && (errno == EACCES || errno == ENOENT || errno == ELOOP || errno == ENOTDIR)) {
-		/* Unreadable, or gone or replaced since we listed it. */
+	if (fd < 0 && errno == EACCES) {
+		w->out->unreadable++;
+		add_match(w, NULL, SECRET_UNREADABLE_REASON, true);
+		return 0;
+	}
+	if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR)) {
+		/* Gone or replaced since we listed it. */
 		w->out->unreadable++;
 		return 0;
 	}
@@ -379,10 +394,11 @@ static int walk(struct walker *w, int *dirfd, size_t depth)
 			struct stat st;
 			if (fstatat(*dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
-			type = S_ISDIR(st.st_mode)   ? DT_DIR
-			       : S_ISLNK(st.st_mode) ? DT_LNK
-			       : S_ISREG(st.st_mode) ? DT_REG
-						     : DT_UNKNOWN;
+			type = S_ISDIR(st.st_mode)    ? DT_DIR
+			       : S_ISLNK(st.st_mode)  ? DT_LNK
+			       : S_ISREG(st.st_mode)  ? DT_REG
+			       : S_ISSOCK(st.st_mode) ? DT_SOCK
+						      : DT_UNKNOWN;
 		}
 		size_t mark = w->path.len;
 		if (!(mark == 1 && w->path.buf[0] == '/'))
@@ -402,6 +418,8 @@ static int walk(struct walker *w, int *dirfd, size_t depth)
 				return -1;
 			continue;
 		}
+		if (type == DT_SOCK && !w->respelling)
+			strv_push(&w->out->sockets, w->path.buf);
 		if (type != DT_DIR) {
 			w->out->files++;
 			check_file(w, *dirfd, name, len, type);
@@ -418,7 +436,7 @@ static int walk(struct walker *w, int *dirfd, size_t depth)
 int secret_scan(const char *root, const struct secret_scan_options *opts,
 		struct secret_scan_result *out, struct error *err)
 {
-	*out = (struct secret_scan_result){.git_entries = STRV_INIT};
+	*out = (struct secret_scan_result){.git_entries = STRV_INIT, .sockets = STRV_INIT};
 	_cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return error_errno(err, ERROR_SETUP, errno, "scanning %s for secrets", root);
@@ -449,5 +467,6 @@ void secret_scan_result_release(struct secret_scan_result *r)
 		free(r->items[i].path);
 	free(r->items);
 	strv_release(&r->git_entries);
+	strv_release(&r->sockets);
 	*r = (struct secret_scan_result){0};
 }

@@ -38,12 +38,17 @@ struct secret_scan_result {
 	 * order): the repositories, submodules and linked worktrees beneath
 	 * the root, found without a second walk. */
 	struct strv git_entries;
+	/* Every unix socket file met on the way (absolute): a host process
+	 * may listen on one under a name /proc/net/unix does not give (a
+	 * relative one, or one since renamed). */
+	struct strv sockets;
 };
 
 /* The pattern names reported for files masked for their content. */
 #define SECRET_NPMRC_REASON ".npmrc holding credentials"
 #define SECRET_YARNRC_REASON ".yarnrc.yml holding credentials"
 #define SECRET_KEY_REASON "id_* holding a private key"
+#define SECRET_UNREADABLE_REASON "a directory the scan cannot read"
 
 /* Walks root (absolute, resolved). Patterns are matched against each
  * entry's path relative to root (a symlinked directory's entries under the
@@ -51,8 +56,8 @@ struct secret_scan_result {
  * not a directory, one with it only directories, which are masked whole and
  * not walked. An allow pattern that matches wins over any mask. Symlinks are never followed out of
  * the walk: a symlinked directory is not entered, and a symlink is masked only when its own name
- * matches and it points at a regular file. Directories that cannot be read are counted and skipped
- * (the sandboxed command cannot read them either). */
+ * matches and it points at a regular file. Directories that cannot be read are counted and masked
+ * whole (the command, their owner, could make them readable again). */
 int secret_scan(const char *root, const struct secret_scan_options *opts,
 		struct secret_scan_result *out, struct error *err);
 

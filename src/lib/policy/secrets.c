@@ -21,12 +21,17 @@
  * they hold a private key (secret_scan.c), since id_* alone also names
  * source files. Key stores (PKCS#12, Java), Terraform state and variables,
  * kubeconfig, PyPI's upload credentials, dotenv files under any name, and
- * direnv's .envrc, which exports a project's tokens. */
+ * direnv's .envrc, which exports a project's tokens. The password files of
+ * PostgreSQL, MySQL, s3cmd, boto and Apache, and the directories where the
+ * AWS CLI (its SSO and session caches), SSH and GnuPG keep keys, whatever
+ * their files are named, when a copy sits in a project. */
 static const char *const default_patterns[] = {
     ".env",	   ".env.*",	 "*.env",   ".envrc",	     "*.pem",	  "*.key",
     "*.p12",	   "*.pfx",	 "*.jks",   "*.keystore",    "*.tfstate", "*.tfstate.backup",
     "*.tfvars",	   "kubeconfig", ".pypirc", "id_rsa*",	     "id_dsa*",	  "id_ecdsa*",
-    "id_ed25519*", "id_xmss*",	 ".netrc",  "*credentials*", "*secret*",
+    "id_ed25519*", "id_xmss*",	 ".netrc",  "*credentials*", "*secret*",  ".pgpass",
+    ".my.cnf",	   ".s3cfg",	 ".boto",   ".htpasswd",     ".aws/",	  ".ssh/",
+    ".gnupg/",
 };
 /* Public keys are not secrets: "id_*.pub" gives back what "id_rsa*" and
  * the other key types take. */
@@ -105,9 +110,10 @@ int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, s
 	return r;
 }
 
-/* An anchored pattern names a path, so a directory on the way to what it
- * masked, renamed by the command (the project is writable), would carry the
- * file past the pattern for the next run. Each real directory between the
+/* A directory on the way to what a pattern masked, renamed by the command
+ * (the project is writable), would carry the file past an anchored pattern,
+ * into a skipped directory (node_modules) or under an anchored allow, for
+ * the next run. Each real directory between the
  * working directory and path becomes a mount point, which rename(2)
  * refuses; a pin takes the access of what covers it. */
 static void pin_ancestors(const struct secrets *s, const char *path, const char *pattern,
@@ -146,8 +152,6 @@ void secrets_add_rules(const struct secrets *s, struct rule_list *rules)
 		 * rule on the same path: @agent-configs names .envrc, a
 		 * secret too, and must not make it readable again. */
 		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_PRESET, origin);
-		if (!m->anchored)
-			continue;
 		/* As found, and where a link on the way leads. */
 		pin_ancestors(s, m->path, m->pattern, &pinned, rules);
 		_cleanup_free_ char *resolved = realpath(m->path, NULL);

@@ -24,9 +24,8 @@ int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, s
  * project's secrets.allow unmasks one. */
 bool secrets_would_mask(const struct config *cfg, const char *rel);
 
-/* One exclude rule per masked path, at the presets' layer; for a path that
- * an anchored pattern masked, a mount point on each directory on the way
- * to it as well (see secrets.c). */
+/* One exclude rule per masked path, at the presets' layer, and a mount
+ * point on each directory on the way to it (see secrets.c). */
 void secrets_add_rules(const struct secrets *s, struct rule_list *rules);
 
 void secrets_release(struct secrets *s);

@@ -16,6 +16,7 @@
 #include "base/output.h"
 #include "base/xalloc.h"
 #include "git/repo.h"
+#include "inside/inside.h"
 #include "net/policy.h"
 #include "net/proxy.h"
 #include "policy/path.h"
@@ -26,6 +27,7 @@
 #include "sandbox/rundir.h"
 #include "sandbox/seccomp.h"
 #include "sandbox/secret_watch.h"
+#include "sandbox/socket_watch.h"
 #include "sandbox/supervise.h"
 #include "spec/debug.h"
 
@@ -108,6 +110,11 @@ static int dispatch_secrets(void *watch)
 static int dispatch_guard(void *guard)
 {
 	return guard_dispatch(guard);
+}
+
+static int dispatch_sockets(void *watch)
+{
+	return socket_watch_dispatch(watch);
 }
 
 /* Every path the guard moves goes into the audit log at once, and to
@@ -259,6 +266,7 @@ struct launch {
 	struct bwrap_copy *copies;
 	size_t copies_len;
 	struct secret_watch *secrets; /* the masked files' stand-ins */
+	struct socket_watch *sockets; /* the host sockets masked one by one */
 };
 
 static void launch_release(struct launch *l)
@@ -286,6 +294,7 @@ static void launch_release(struct launch *l)
 	strv_release(&l->copy_files);
 	free(l->copies);
 	secret_watch_free(l->secrets);
+	socket_watch_free(l->sockets);
 	free(l->empty);
 	free(l->self);
 	free(l->bwrap);
@@ -371,6 +380,8 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 
 	guard_plan_build(&s->policy, &l->guard_plan);
 	if (!dry_run && start_guard(s, &l->guard_plan, &l->audit, &l->guard, err) < 0)
+		return -1;
+	if (!dry_run && socket_watch_start(&l->sockets, &s->policy, &s->host_sockets, err) < 0)
 		return -1;
 
 	if (supervisor_prepare(&l->sv, io->err, err) < 0) {
@@ -504,6 +515,9 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 	    .seccomp_fd = l.seccomp_fd,
 	    .new_session = l.new_session,
 	    .cgroup_procs_fd = cg.procs_fd,
+	    /* Nested, the command reports blocked commands through the outer
+	     * run's audit socket, which it inherits. */
+	    .inherited_fd = inside_sandbox() ? AUDIT_FD_INSIDE : -1,
 	};
 	if (l.net.proxy)
 		req.sources[req.sources_len++] = (struct supervise_source){
@@ -511,6 +525,9 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 	if (l.guard)
 		req.sources[req.sources_len++] = (struct supervise_source){
 		    .fd = guard_fd(l.guard), .ready = dispatch_guard, .ctx = l.guard};
+	if (l.sockets)
+		req.sources[req.sources_len++] = (struct supervise_source){
+		    .fd = socket_watch_fd(l.sockets), .ready = dispatch_sockets, .ctx = l.sockets};
 	struct audit_start start = {
 	    .cwd = s->cwd,
 	    .command = strv_array((struct strv *)&s->command),
@@ -540,6 +557,8 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 			error_set(err, ERROR_SETUP, "%s", guard_stop_reason(l.guard));
 		result->guard = steal_ptr(&l.guard);
 	}
+	if (status < 0 && socket_watch_stop_reason(l.sockets))
+		error_set(err, ERROR_SETUP, "%s", socket_watch_stop_reason(l.sockets));
 	secret_watch_finish(l.secrets);
 	secret_watch_take_reads(l.secrets, &result->secret_reads);
 	audit_run_end(&l.audit, status, status < 0 ? err->msg : NULL);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/inotify_events.h"
 #include "base/output.h"
 #include "base/xalloc.h"
 #include "sandbox/rundir.h"
@@ -213,23 +214,19 @@ static void on_open(struct secret_watch *w, const char *name)
 	record(w, (size_t)i, false);
 }
 
+static void on_event(const struct inotify_event *e, void *ctx)
+{
+	struct secret_watch *w = ctx;
+	if (e->mask & IN_Q_OVERFLOW)
+		w->overflowed = true;
+	else if ((e->mask & IN_OPEN) && e->len)
+		on_open(w, e->name);
+}
+
 int secret_watch_dispatch(void *ctx)
 {
 	struct secret_watch *w = ctx;
-	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
-	for (;;) {
-		ssize_t n = read(w->fd, buf, sizeof(buf));
-		if (n <= 0)
-			break;
-		for (char *p = buf; p + sizeof(struct inotify_event) <= buf + n;) {
-			const struct inotify_event *e = (const struct inotify_event *)p;
-			if (e->mask & IN_Q_OVERFLOW)
-				w->overflowed = true;
-			else if ((e->mask & IN_OPEN) && e->len)
-				on_open(w, e->name);
-			p += sizeof(struct inotify_event) + e->len;
-		}
-	}
+	inotify_each_event(w->fd, on_event, w);
 	return 0;
 }
 

@@ -4,8 +4,10 @@
  * exits before the init reports ready, and we say why. */
 #include "sandbox/supervise.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -91,13 +94,37 @@ static int keep_open_across_exec(int fd)
 	return fd < 0 ? 0 : fcntl(fd, F_SETFD, 0);
 }
 
+/* Every descriptor from 3 up is closed at exec unless kept after this:
+ * bwrap hands whatever it inherits to the command, and a descriptor the
+ * caller left open (a connection to a host socket, a listening socket, a
+ * directory, through which /proc/self/fd/N reaches past every mount)
+ * would be the command's. */
+static int close_on_exec_from_3(void)
+{
+	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) == 0)
+		return 0;
+	/* Before Linux 5.11: each open descriptor, as /proc lists them. */
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	int self = dirfd(d), r = 0;
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		int fd = atoi(e->d_name);
+		if (fd >= 3 && fd != self && fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+			r = -1;
+	}
+	closedir(d);
+	return r;
+}
+
 static _Noreturn void exec_bwrap(struct supervisor *sv, const struct supervise_request *req,
 				 char **argv, int args_fd, const sigset_t *original_mask)
 {
 	if (dup2(req->in, STDIN_FILENO) < 0 || dup2(req->out, STDOUT_FILENO) < 0 ||
 	    dup2(sv->stderr_pipe[1], STDERR_FILENO) < 0)
 		_exit(127);
-	if (keep_open_across_exec(args_fd) < 0 || keep_open_across_exec(req->seccomp_fd) < 0 ||
+	if (close_on_exec_from_3() < 0 || keep_open_across_exec(req->inherited_fd) < 0 ||
+	    keep_open_across_exec(args_fd) < 0 || keep_open_across_exec(req->seccomp_fd) < 0 ||
 	    keep_open_across_exec(req->mounts_fd) < 0 ||
 	    keep_open_across_exec(sv->ready_pipe[1]) < 0 ||
 	    keep_open_across_exec(sv->info_pipe[1]) < 0 ||

@@ -19,7 +19,7 @@ struct supervisor {
 /* Creates the descriptors whose numbers go into the bwrap arguments. */
 int supervisor_prepare(struct supervisor *sv, int err_fd, struct error *err);
 
-#define SUPERVISE_SOURCES_MAX 4
+#define SUPERVISE_SOURCES_MAX 6
 
 struct supervise_source {
 	int fd;
@@ -39,6 +39,10 @@ struct supervise_request {
 	int mounts_fd;	     /* the mount plan, inherited through bwrap by the init */
 	bool new_session;    /* the sandbox has its own session (no terminal) */
 	int cgroup_procs_fd; /* bwrap starts in this cgroup (pids_cgroup.h), or -1 */
+	/* The one descriptor of the caller's that the command inherits (a
+	 * nested run's outer audit socket), or -1: every other one from 3 up
+	 * is closed. */
+	int inherited_fd;
 	/* Other event sources served while the sandbox runs (the network
 	 * proxy, the guard): ready(ctx) when fd is readable. */
 	struct supervise_source sources[SUPERVISE_SOURCES_MAX];

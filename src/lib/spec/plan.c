@@ -284,7 +284,7 @@ static int collect_sockets(struct sandbox_spec *s, struct error *err)
 	if (!inside_sandbox()) {
 		_cleanup_strv_ struct strv binds = STRV_INIT;
 		bound_paths(s, &binds);
-		host_sockets_scan(&binds, &s->host_sockets);
+		host_sockets_scan(&binds, s->cwd, s->home, &s->host_sockets);
 	}
 	output_debug("sockets: %zu bound on the host outside the private mounts, %zu let "
 		     "through",
@@ -614,6 +614,10 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	 * finds. */
 	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
 		return -1;
+	/* A host process may listen on a socket in the project under a name
+	 * /proc/net/unix does not give: the walk met every socket file. */
+	if (!inside_sandbox())
+		host_sockets_add_live(&s->secrets.found.sockets, &s->host_sockets);
 	debug_secrets(&s->secrets);
 	check_agent_dirs(s);
 	if (resolve_policy(s, &s->cfg, envp, &s->rules, &s->policy, err) < 0)
