@@ -350,6 +350,70 @@ static int make_copies(struct launch *l, const struct sandbox_spec *s, bool dry_
 	return 0;
 }
 
+/* bwrap refuses more arguments than this (MAX_ARGS in bubblewrap.c, the
+ * --args file included), and says only "Exceeded maximum number of
+ * arguments". A command inside can leave any number of secret-named files
+ * for the next run, each a mount of its own: say which, and how to mask
+ * them in one. */
+#define BWRAP_ARGS_MAX 9000
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The directory that directly holds the most masked files, and how many. */
+static char *busiest_secret_dir(const struct secret_scan_result *found, size_t *count)
+{
+	*count = 0;
+	if (!found->len)
+		return NULL;
+	char **parents = xreallocarray(NULL, found->len, sizeof(*parents));
+	for (size_t i = 0; i < found->len; i++) {
+		const char *slash = strrchr(found->items[i].path, '/');
+		parents[i] = xstrndup(found->items[i].path,
+				      slash ? (size_t)(slash - found->items[i].path) : 0);
+	}
+	qsort(parents, found->len, sizeof(*parents), compare_strings);
+	char *best = NULL;
+	for (size_t i = 0, j; i < found->len; i = j) {
+		for (j = i + 1; j < found->len && !strcmp(parents[i], parents[j]); j++)
+			;
+		if (j - i > *count) {
+			*count = j - i;
+			best = parents[i];
+		}
+	}
+	best = xstrdup(best);
+	for (size_t i = 0; i < found->len; i++)
+		free(parents[i]);
+	free(parents);
+	return best;
+}
+
+static int check_args_fit(const struct sandbox_spec *s, size_t n, struct error *err)
+{
+	if (n <= BWRAP_ARGS_MAX)
+		return 0;
+	const struct secret_scan_result *found = &s->secrets.found;
+	error_set(err, ERROR_CONFIG,
+		  "the sandbox needs %zu bwrap arguments, more than the %d bwrap accepts: %zu "
+		  "files in %s are masked one by one",
+		  n, BWRAP_ARGS_MAX, found->len, s->cwd);
+	size_t count;
+	_cleanup_free_ char *dir = busiest_secret_dir(found, &count);
+	size_t root_len = strlen(s->cwd);
+	if (dir && path_is_within(dir, s->cwd) && strlen(dir) > root_len)
+		error_hint(err,
+			   "%s holds %zu of them: mask it whole with \"secrets\": {\"patterns\": "
+			   "[\"%s/\"]}, or remove the files",
+			   dir, count, dir + root_len + 1);
+	else
+		error_hint(err, "remove the files, or mask their directories whole with "
+				"\"secrets\": {\"patterns\": [\"DIR/\"]}");
+	return -1;
+}
+
 /* Finds, makes and renders everything; with dry_run, nothing that would
  * change the host beyond the runtime directory's empty file, and nothing
  * starts. */
@@ -425,6 +489,8 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	if (!dry_run && identify_sources(&in, &l->net.net, err) < 0)
 		return -1;
 	l->command_start = bwrap_render(&in, &l->args, &l->mounts);
+	if (check_args_fit(s, l->command_start, err) < 0)
+		return -1;
 	debug_bwrap_args(&l->args);
 	output_debug("mount check: the init checks %zu mounts before the command starts",
 		     l->mounts.len);
