@@ -345,4 +345,80 @@ test_debug_and_doctor_say_what_covers_the_hosts_sockets()
 	expect_out_contains "abstract unix sockets"
 }
 
+# Listens on a TCP port of the host's loopback; each connection accepted
+# appends "tcp" to $T/heard. Sets tcp_port.
+serve_tcp()
+{
+	rm -f "$T/tcp_port"
+	"$PY" -c '
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+import os
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    c, _ = s.accept()
+    with open(sys.argv[2], "a") as f:
+        f.write("tcp\n")
+    c.close()
+' "$T/tcp_port" "$T/heard" >/dev/null 2>"$T/serve.err" &
+	echo $! >>"$T/pids"
+	for _ in $(seq 100); do
+		[ -s "$T/tcp_port" ] && break
+		sleep 0.05
+	done
+	tcp_port=$(cat "$T/tcp_port" 2>/dev/null) || fail "the TCP server did not start"
+}
+
+test_the_runtime_dir_outside_run_hides_its_sockets_and_other_sandboxes()
+{
+	# $XDG_RUNTIME_DIR is a private tmpfs only under /run; elsewhere (WSL's
+	# /mnt/wslg/runtime-dir, a home-made one) it holds what services bind
+	# there after the start, and agent-sandbox's own directory with the
+	# proxy and audit sockets of every other sandbox of the user. A
+	# sandbox without a network must not reach a filtered one's proxy.
+	mkdir -p -m 700 "$HOME/xdg"
+	mkdir -p "$HOME/.config/agent-sandbox"
+	export XDG_RUNTIME_DIR="$HOME/xdg"
+	serve_tcp
+	printf '{"network": {"localhost": [%s]}}\n' "$tcp_port" \
+		>"$HOME/.config/agent-sandbox/config.json"
+	cat >probe.py <<'PY'
+import glob, os, socket, sys, time
+time.sleep(2)
+port = int(sys.argv[1])
+for p in sorted(glob.glob(os.environ["XDG_RUNTIME_DIR"] + "/**", recursive=True)):
+    for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+        s = socket.socket(socket.AF_UNIX, kind)
+        s.settimeout(5)
+        try:
+            s.connect(p)
+        except OSError:
+            continue
+        print(p, "connected")
+        if kind == socket.SOCK_STREAM:
+            try:
+                s.sendall(b"\x00" + bytes([port >> 8, port & 255]) + b"x")
+                s.recv(10)
+            except OSError:
+                pass
+PY
+	"$AS" --network=false "$PY" probe.py "$tcp_port" >"$T/out" 2>"$T/err" </dev/null &
+	inside=$!
+	sleep 0.5
+	# Bound on the host after the start, as a service started on demand.
+	serve "$XDG_RUNTIME_DIR/late.sock"
+	"$AS" sleep 4 >/dev/null 2>&1 </dev/null &
+	other=$!
+	rc=0
+	wait "$inside" || rc=$?
+	wait "$other"
+	expect_nothing_heard
+	expect_status 0
+	expect_out ""
+}
+
 run_tests

@@ -190,8 +190,37 @@ static void hide_dbus(struct rule_list *rules, const char *address, const char *
 	}
 }
 
-void host_sockets_add_rules(char *const *envp, const char *home, const struct strv *found,
-			    const struct strv *listed, struct rule_list *rules)
+/* $XDG_RUNTIME_DIR is a private tmpfs only under /run (sandbox/bwrap.c).
+ * Elsewhere (WSL's /mnt/wslg/runtime-dir, one made by hand) services bind
+ * their sockets there as they start, after the scan, and agent-sandbox
+ * keeps its own directory there: the proxy and audit sockets of every
+ * other sandbox of the user, bound after this one started. Hidden whole,
+ * unless it holds the project or the home directory: then its
+ * agent-sandbox directory at least. */
+static void hide_runtime_dir(struct rule_list *rules, const char *dir, const char *home,
+			     const char *cwd, struct strv *hidden)
+{
+	if (!dir || dir[0] != '/')
+		return;
+	/* The project and the home directory may live under /tmp. */
+	_cleanup_strv_ struct strv binds = STRV_INIT;
+	if (home)
+		strv_push(&binds, home);
+	if (cwd)
+		strv_push(&binds, cwd);
+	_cleanup_free_ char *real = realpath(dir, NULL);
+	const char *path = real ? real : dir;
+	if (!seen_inside(path, &binds))
+		return;
+	if ((home && path_is_within(home, path)) || (cwd && path_is_within(cwd, path)))
+		strv_pushf(hidden, "%s/agent-sandbox", path);
+	else
+		strv_push(hidden, path);
+}
+
+void host_sockets_add_rules(char *const *envp, const char *home, const char *cwd,
+			    const struct strv *found, const struct strv *listed,
+			    struct rule_list *rules)
 {
 	hide(rules, env_get(envp, "SSH_AUTH_SOCK"), "ssh-agent socket (SSH_AUTH_SOCK)");
 	hide_dbus(rules, env_get(envp, "DBUS_SESSION_BUS_ADDRESS"), "D-Bus session bus");
@@ -223,6 +252,7 @@ void host_sockets_add_rules(char *const *envp, const char *home, const struct st
 		strv_pushf(&hidden, "%s/%s", home, home_files[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(system_files); i++)
 		strv_push(&hidden, system_files[i]);
+	hide_runtime_dir(rules, env_get(envp, "XDG_RUNTIME_DIR"), home, cwd, &hidden);
 	for (size_t i = 0; i < hidden.len; i++)
 		if (!listed || !strv_contains(listed, hidden.items[i]))
 			hide(rules, hidden.items[i], "where a service binds its unix socket");

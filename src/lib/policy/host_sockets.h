@@ -25,8 +25,11 @@ size_t host_sockets_parse(const char *text, size_t len,
 void host_sockets_scan(const struct strv *binds, struct strv *found);
 
 /* Adds an exclude rule (layer built-in) for each such socket that the
- * environment names, for the known socket locations, and for each socket
- * of `found` that is not in `listed` (the sockets the user lets through,
- * canonical paths). */
-void host_sockets_add_rules(char *const *envp, const char *home, const struct strv *found,
-			    const struct strv *listed, struct rule_list *rules);
+ * environment names, for the known socket locations ($XDG_RUNTIME_DIR
+ * among them when it is not under /run: whole, or its agent-sandbox
+ * directory when it holds `home` or `cwd`), and for each socket of `found`
+ * that is not in `listed` (the sockets the user lets through, canonical
+ * paths). */
+void host_sockets_add_rules(char *const *envp, const char *home, const char *cwd,
+			    const struct strv *found, const struct strv *listed,
+			    struct rule_list *rules);

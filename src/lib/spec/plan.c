@@ -330,7 +330,7 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 	_cleanup_strv_ struct strv listed = STRV_INIT;
 	_cleanup_error_ struct error ignored = ERROR_INIT;
 	(void)listed_sockets(s, cfg, false, &listed, &ignored);
-	host_sockets_add_rules(envp, s->home, &s->host_sockets, &listed, rules);
+	host_sockets_add_rules(envp, s->home, s->cwd, &s->host_sockets, &listed, rules);
 	for (size_t i = 0; i < cfg->sockets.len; i++) {
 		const struct rule *r = &cfg->sockets.items[i];
 		rule_list_add(rules, r->pattern, r->level, r->layer, r->origin);
