@@ -421,4 +421,25 @@ PY
 	expect_out ""
 }
 
+test_a_host_socket_whose_name_holds_a_newline_is_unreachable()
+{
+	# /proc/net/unix prints the name as bound: cut at the newline it
+	# names another path. The agent can make such a directory in the
+	# project for a host tool to bind in.
+	nl='
+'
+	mkdir -p "$HOME/work/new${nl}line"
+	set -- "$HOME/work/new${nl}line/a.sock" "$HOME/work/tail${nl}"
+	serve "$@"
+	write_client "$PWD/connect.py"
+	for mode in $MODES; do
+		# shellcheck disable=SC2046
+		sbx $(mode_flag "$mode") "$PY" "$PWD/connect.py" "$@"
+		expect_status 0
+	done
+	expect_nothing_heard
+	sbx policy
+	expect_out_contains "host unix socket; list it with --socket PATH to allow"
+}
+
 run_tests

@@ -81,6 +81,22 @@ static void parser_reads_a_name_without_a_final_newline(void **state)
 	assert_string_equal(names.items[0], "/srv/last.sock");
 }
 
+/* The kernel prints a newline in a name as is: cut there, the name would
+ * be another path and the socket would go unhidden. */
+static void parser_keeps_newlines_in_names(void **state)
+{
+	_cleanup_strv_ struct strv names = STRV_INIT;
+	parse(HEADER ENTRY " /srv/new\nline/a.sock\n" ENTRY " /srv/two\n\nbreaks\n" ENTRY
+			   " /srv/tail\n\n" ENTRY " /srv/plain.sock\n" ENTRY " /srv/last\n\n",
+	      &names);
+	assert_int_equal(names.len, 5);
+	assert_string_equal(names.items[0], "/srv/new\nline/a.sock");
+	assert_string_equal(names.items[1], "/srv/two\n\nbreaks");
+	assert_string_equal(names.items[2], "/srv/tail\n");
+	assert_string_equal(names.items[3], "/srv/plain.sock");
+	assert_string_equal(names.items[4], "/srv/last\n");
+}
+
 /* The header line is never an entry, whatever it says. */
 static void parser_skips_the_header_line(void **state)
 {
@@ -209,6 +225,7 @@ int main(void)
 	    cmocka_unit_test(parser_survives_odd_input),
 	    cmocka_unit_test(parser_reads_a_name_without_a_final_newline),
 	    cmocka_unit_test(parser_skips_the_header_line),
+	    cmocka_unit_test(parser_keeps_newlines_in_names),
 	    cmocka_unit_test(found_sockets_are_hidden_unless_listed_or_hidden_already),
 	    cmocka_unit_test(a_listed_known_location_is_not_hidden),
 	    cmocka_unit_test(a_runtime_dir_outside_run_is_hidden_unless_it_holds_the_project),

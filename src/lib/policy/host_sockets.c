@@ -55,8 +55,20 @@ static const char *const system_files[] = {
 
 /* /proc/net/unix: a header line, then per socket
  * "Num: RefCount Protocol Flags Type St Inode[ Path]" with the path's bytes
- * as bound, '@' first for an abstract name. */
+ * as bound, '@' first for an abstract name. A newline in a name is printed
+ * as is: what follows it up to the next entry is the rest of the name. */
 #define UNIX_FIELDS 7
+
+/* Whether the line at P starts an entry: the socket's address (at least 8
+ * hex digits; zeros when kernel pointers are hidden), then ": ". */
+static bool starts_entry(const char *p, const char *eol)
+{
+	const char *q = p;
+	while (q < eol &&
+	       ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F')))
+		q++;
+	return q - p >= 8 && eol - q >= 2 && q[0] == ':' && q[1] == ' ';
+}
 
 size_t host_sockets_parse(const char *text, size_t len,
 			  void (*fn)(const char *path, size_t path_len, void *data), void *data)
@@ -83,6 +95,18 @@ size_t host_sockets_parse(const char *text, size_t len,
 		}
 		/* One space, then the name (which may itself hold spaces). */
 		if (fields == UNIX_FIELDS && p < eol && *p == ' ' && p + 1 < eol && p[1] != '@') {
+			/* Lines up to the next entry belong to the name: cut
+			 * at its first newline it would name another path,
+			 * and the socket would stay in sight. */
+			while (eol < end) {
+				const char *next = eol + 1;
+				const char *next_eol = memchr(next, '\n', (size_t)(end - next));
+				if (!next_eol)
+					next_eol = end;
+				if (next == end || starts_entry(next, next_eol))
+					break;
+				eol = next_eol;
+			}
 			fn(p + 1, (size_t)(eol - p - 1), data);
 			count++;
 		}
