@@ -380,8 +380,8 @@ test_the_runtime_dir_outside_run_hides_its_sockets_and_other_sandboxes()
 	# there after the start, and agent-sandbox's own directory with the
 	# proxy and audit sockets of every other sandbox of the user. A
 	# sandbox without a network must not reach a filtered one's proxy.
-	mkdir -p -m 700 "$HOME/xdg"
-	mkdir -p "$HOME/.config/agent-sandbox"
+	mkdir -p "$HOME/xdg" "$HOME/.config/agent-sandbox"
+	chmod 700 "$HOME/xdg"
 	export XDG_RUNTIME_DIR="$HOME/xdg"
 	serve_tcp
 	printf '{"network": {"localhost": [%s]}}\n' "$tcp_port" \
