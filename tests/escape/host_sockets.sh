@@ -373,6 +373,26 @@ while True:
 	tcp_port=$(cat "$T/tcp_port" 2>/dev/null) || fail "the TCP server did not start"
 }
 
+# start_inside ARGS... runs agent-sandbox ARGS in the background, its
+# output in $T/out and $T/err; finish_beside_another_sandbox then starts a
+# second sandbox (filtered: it has a proxy socket) while the first runs,
+# waits for both and sets rc to the first one's status.
+start_inside()
+{
+	"$AS" "$@" >"$T/out" 2>"$T/err" </dev/null &
+	inside=$!
+	sleep 0.5
+}
+
+finish_beside_another_sandbox()
+{
+	"$AS" sleep 4 >/dev/null 2>&1 </dev/null &
+	other=$!
+	rc=0
+	wait "$inside" || rc=$?
+	wait "$other"
+}
+
 test_the_runtime_dir_outside_run_hides_its_sockets_and_other_sandboxes()
 {
 	# $XDG_RUNTIME_DIR is a private tmpfs only under /run; elsewhere (WSL's
@@ -406,16 +426,10 @@ for p in sorted(glob.glob(os.environ["XDG_RUNTIME_DIR"] + "/**", recursive=True)
             except OSError:
                 pass
 PY
-	"$AS" --network=false "$PY" probe.py "$tcp_port" >"$T/out" 2>"$T/err" </dev/null &
-	inside=$!
-	sleep 0.5
+	start_inside --network=false "$PY" probe.py "$tcp_port"
 	# Bound on the host after the start, as a service started on demand.
 	serve "$XDG_RUNTIME_DIR/late.sock"
-	"$AS" sleep 4 >/dev/null 2>&1 </dev/null &
-	other=$!
-	rc=0
-	wait "$inside" || rc=$?
-	wait "$other"
+	finish_beside_another_sandbox
 	expect_nothing_heard
 	expect_status 0
 	expect_out ""
@@ -440,6 +454,37 @@ test_a_host_socket_whose_name_holds_a_newline_is_unreachable()
 	expect_nothing_heard
 	sbx policy
 	expect_out_contains "host unix socket; list it with --socket PATH to allow"
+}
+
+test_a_home_directory_at_tmp_keeps_the_hosts_tmp_sockets_hidden()
+{
+	# With HOME=/tmp (service accounts, containers) the host's /tmp is
+	# bound whole: its sockets (tmux, X11, an ssh-agent in /tmp/ssh-*)
+	# and agent-sandbox's runtime directory without $XDG_RUNTIME_DIR,
+	# with the proxy sockets of the sandboxes started later.
+	unset XDG_RUNTIME_DIR
+	export XDG_CONFIG_HOME="$T/config" XDG_STATE_HOME="$T/state" XDG_CACHE_HOME="$T/cache"
+	mkdir -p "$T/tmux"
+	serve "$T/tmux/default"
+	cat >probe.py <<'PY'
+import glob, os, socket, sys, time
+time.sleep(2)
+paths = sys.argv[1:] + glob.glob("/tmp/agent-sandbox-%d/*/*.sock" % os.getuid())
+for p in paths:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    try:
+        s.connect(p)
+        print(p, "connected")
+    except OSError:
+        pass
+PY
+	export HOME=/tmp
+	start_inside --network=false "$PY" probe.py "$T/tmux/default"
+	finish_beside_another_sandbox
+	expect_nothing_heard
+	expect_status 0
+	expect_out ""
 }
 
 run_tests
