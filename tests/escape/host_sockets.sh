@@ -389,6 +389,7 @@ finish_beside_another_sandbox()
 	"$AS" sleep 4 >/dev/null 2>&1 </dev/null &
 	other=$!
 	rc=0
+	# shellcheck disable=SC2034 # expect_status reads it
 	wait "$inside" || rc=$?
 	wait "$other"
 }
