@@ -17,7 +17,7 @@ struct bounds {
 	size_t calls;
 };
 
-static void check(const char *path, size_t len, void *arg)
+static void check(const char *path, size_t len, unsigned long inode, void *arg)
 {
 	struct bounds *b = arg;
 	b->calls++;

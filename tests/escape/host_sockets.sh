@@ -488,4 +488,24 @@ PY
 	expect_out ""
 }
 
+test_a_host_socket_bound_by_a_relative_name_is_unreachable()
+{
+	# /proc/net/unix lists it as "dev.sock": the process that holds it
+	# says where (its working directory), as a dev server started in
+	# the project or the home directory would.
+	mkdir -p "$HOME/svc"
+	(cd "$HOME/svc" && serve dev.sock)
+	(cd "$T/work" && serve project.sock)
+	write_client "$PWD/connect.py"
+	for mode in $MODES; do
+		# shellcheck disable=SC2046
+		sbx $(mode_flag "$mode") "$PY" "$PWD/connect.py" "$HOME/svc/dev.sock" \
+			"$T/work/project.sock"
+		expect_status 0
+	done
+	expect_nothing_heard
+	sbx policy
+	expect_out_contains "$HOME/svc/dev.sock"
+}
+
 run_tests

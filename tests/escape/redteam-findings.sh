@@ -8,8 +8,9 @@
 #   binds a new one at the same path): the mask was a mount on the old
 #   file, and the kernel detaches a mount whose file is unlinked
 #   a host service that binds through /proc/self/fd/N/NAME (how programs
-#   bind a path longer than the 108 bytes sun_path holds): /proc/net/unix
-#   names "/proc/self/fd/N/NAME", which says nothing about where it is
+#   bind a path longer than the 108 bytes sun_path holds) and then closes
+#   N, as systemd does: /proc/net/unix names "/proc/self/fd/N/NAME", and
+#   the process holding the socket no longer says where N was
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib"
 

@@ -21,9 +21,20 @@
 #define HEADER "Num       RefCount Protocol Flags    Type St Inode Path\n"
 #define ENTRY "0000000000000000: 00000002 00000000 00010000 0001 01 23456"
 
-static void collect(const char *path, size_t len, void *data)
+static void collect(const char *path, size_t len, unsigned long inode, void *data)
 {
 	strv_push_owned(data, xstrndup(path, len));
+}
+
+struct inode_sink {
+	unsigned long *inodes;
+	size_t len;
+};
+
+static void collect_inode(const char *path, size_t len, unsigned long inode, void *data)
+{
+	struct inode_sink *sink = data;
+	sink->inodes[sink->len++] = inode;
 }
 
 static void parse(const char *text, struct strv *out)
@@ -95,6 +106,23 @@ static void parser_keeps_newlines_in_names(void **state)
 	assert_string_equal(names.items[2], "/srv/tail\n");
 	assert_string_equal(names.items[3], "/srv/plain.sock");
 	assert_string_equal(names.items[4], "/srv/last\n");
+}
+
+/* The socket's inode number comes with its name: a relative name is
+ * looked up in the process that holds the socket. */
+static void parser_passes_the_inode(void **state)
+{
+	static const char text[] =
+	    HEADER "0000000000000000: 00000002 00000000 00010000 0001 01 987654 rel.sock\n"
+		   "0000000000000000: 00000002 00000000 00010000 0001 01 12x4 /odd.sock\n"
+		   "0000000000000000: 00000002 00000000 00010000 0001 01 99999999999999999999999 "
+		   "/huge.sock\n";
+	unsigned long inodes[3] = {1, 1, 1};
+	struct inode_sink sink = {.inodes = inodes};
+	assert_int_equal(host_sockets_parse(text, strlen(text), collect_inode, &sink), 3);
+	assert_int_equal(inodes[0], 987654);
+	assert_int_equal(inodes[1], 0); /* not a number */
+	assert_int_equal(inodes[2], 0); /* too large */
 }
 
 /* The header line is never an entry, whatever it says. */
@@ -247,6 +275,7 @@ int main(void)
 	    cmocka_unit_test(parser_reads_a_name_without_a_final_newline),
 	    cmocka_unit_test(parser_skips_the_header_line),
 	    cmocka_unit_test(parser_keeps_newlines_in_names),
+	    cmocka_unit_test(parser_passes_the_inode),
 	    cmocka_unit_test(found_sockets_are_hidden_unless_listed_or_hidden_already),
 	    cmocka_unit_test(a_listed_known_location_is_not_hidden),
 	    cmocka_unit_test(a_runtime_dir_outside_run_is_hidden_unless_it_holds_the_project),

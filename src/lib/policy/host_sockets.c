@@ -20,10 +20,13 @@
  * relative name, or by a process in another network namespace. */
 #include "policy/host_sockets.h"
 
+#include <dirent.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/cleanup.h"
 #include "base/io.h"
@@ -70,8 +73,22 @@ static bool starts_entry(const char *p, const char *eol)
 	return q - p >= 8 && eol - q >= 2 && q[0] == ':' && q[1] == ' ';
 }
 
+/* The last field, the socket's inode number; 0 when it is not one. */
+static unsigned long parse_inode(const char *p, const char *end)
+{
+	unsigned long inode = 0;
+	for (; p < end; p++) {
+		if (*p < '0' || *p > '9' || inode > (ULONG_MAX - 9) / 10)
+			return 0;
+		inode = inode * 10 + (unsigned long)(*p - '0');
+	}
+	return inode;
+}
+
 size_t host_sockets_parse(const char *text, size_t len,
-			  void (*fn)(const char *path, size_t path_len, void *data), void *data)
+			  void (*fn)(const char *path, size_t path_len, unsigned long inode,
+				     void *data),
+			  void *data)
 {
 	size_t count = 0;
 	const char *end = text + len;
@@ -84,11 +101,13 @@ size_t host_sockets_parse(const char *text, size_t len,
 			eol = end;
 		const char *p = line;
 		int fields = 0;
+		const char *field = p;
 		while (fields < UNIX_FIELDS && p < eol) {
 			while (p < eol && *p == ' ')
 				p++;
 			if (p == eol)
 				break;
+			field = p;
 			while (p < eol && *p != ' ')
 				p++;
 			fields++;
@@ -107,7 +126,7 @@ size_t host_sockets_parse(const char *text, size_t len,
 					break;
 				eol = next_eol;
 			}
-			fn(p + 1, (size_t)(eol - p - 1), data);
+			fn(p + 1, (size_t)(eol - p - 1), parse_inode(field, p), data);
 			count++;
 		}
 		line = eol + 1;
@@ -136,12 +155,47 @@ static bool seen_inside(const char *path, const struct strv *binds)
 	return false;
 }
 
+/* A name that says nothing about where the socket is: bound by a relative
+ * name, or through /proc/self (how programs bind a path longer than
+ * sun_path holds: /proc/self/fd/N/NAME with N their directory). */
+struct pending {
+	unsigned long inode;
+	char *name;
+};
+
 struct scan {
 	const struct strv *binds;
 	struct strv *found;
+	struct pending *pending;
+	size_t pending_len;
 };
 
-static void consider(const char *name, size_t len, void *data)
+/* Adds what PATH leads to, canonical, to the found sockets when it is one
+ * and the sandbox sees it. */
+static bool take(struct scan *scan, const char *path)
+{
+	/* Stale names (the file renamed or removed, another file in its
+	 * place) are common: what is there now decides. */
+	struct stat st;
+	if (lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return false;
+	char *real = realpath(path, NULL);
+	if (real && seen_inside(real, scan->binds) && !strv_contains(scan->found, real))
+		strv_push_owned(scan->found, real);
+	else
+		free(real);
+	return true;
+}
+
+static void say_not_found(const char *name, const char *why)
+{
+	if (!output_debug_enabled())
+		return;
+	_cleanup_free_ char *shown = term_escape(name);
+	output_debug("host sockets: \"%s\" %s: not found, not hidden", shown, why);
+}
+
+static void consider(const char *name, size_t len, unsigned long inode, void *data)
 {
 	struct scan *scan = data;
 	char path[PATH_MAX];
@@ -149,25 +203,75 @@ static void consider(const char *name, size_t len, void *data)
 		return;
 	memcpy(path, name, len);
 	path[len] = '\0';
-	if (path[0] != '/') {
-		if (output_debug_enabled()) {
-			_cleanup_free_ char *shown = term_escape(path);
-			output_debug("host sockets: \"%s\" was bound by a relative name: not "
-				     "found, not hidden",
-				     shown);
-		}
+	if (path[0] == '/' && !path_is_within(path, "/proc")) {
+		if (seen_inside(path, scan->binds))
+			take(scan, path);
 		return;
 	}
-	/* Stale names (the file renamed or removed, another file in its
-	 * place) are common: what is there now decides. */
-	struct stat st;
-	if (!seen_inside(path, scan->binds) || lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
+	if (!inode)
 		return;
-	char *real = realpath(path, NULL);
-	if (real && seen_inside(real, scan->binds) && !strv_contains(scan->found, real))
-		strv_push_owned(scan->found, real);
-	else
-		free(real);
+	scan->pending = xreallocarray(scan->pending, scan->pending_len + 1, sizeof(*scan->pending));
+	scan->pending[scan->pending_len++] =
+	    (struct pending){.inode = inode, .name = xstrdup(path)};
+}
+
+/* Where NAME leads as seen by PID, a process holding the socket: its
+ * working directory for a relative name, its own /proc entries for
+ * /proc/self. NULL for any other name. */
+static char *owner_path(const char *pid, const char *name)
+{
+	if (name[0] != '/')
+		return xasprintf("/proc/%s/cwd/%s", pid, name);
+	static const char *const selves[] = {"/proc/self/", "/proc/thread-self/"};
+	for (size_t i = 0; i < ARRAY_SIZE(selves); i++)
+		if (!strncmp(name, selves[i], strlen(selves[i])))
+			return xasprintf("/proc/%s/%s", pid, name + strlen(selves[i]));
+	return NULL;
+}
+
+DEFINE_CLEANUP_PTR_FUNC(DIR *, closedir)
+
+/* Looks each pending socket up among the descriptors of the processes
+ * this user may inspect, and takes the path its name leads to for the
+ * first that holds it. A process that has since changed directory or
+ * closed the directory it bound through leads nowhere, or to another
+ * socket, hidden as well: not found, as before. */
+static void resolve_pending(struct scan *scan)
+{
+	_cleanup_(closedirp) DIR *proc = opendir("/proc");
+	struct dirent *p;
+	size_t left = scan->pending_len;
+	while (left && proc && (p = readdir(proc)) != NULL) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		_cleanup_free_ char *fd_dir = xasprintf("/proc/%s/fd", p->d_name);
+		_cleanup_(closedirp) DIR *fds = opendir(fd_dir);
+		struct dirent *f;
+		while (left && fds && (f = readdir(fds)) != NULL) {
+			char link[64];
+			unsigned long inode;
+			char end;
+			ssize_t n = readlinkat(dirfd(fds), f->d_name, link, sizeof(link) - 1);
+			if (n <= 0)
+				continue;
+			link[n] = '\0';
+			if (sscanf(link, "socket:[%lu%c", &inode, &end) != 2 || end != ']')
+				continue;
+			for (size_t i = 0; i < scan->pending_len; i++) {
+				struct pending *q = &scan->pending[i];
+				if (!q->name || q->inode != inode)
+					continue;
+				_cleanup_free_ char *path = owner_path(p->d_name, q->name);
+				if (!path || !take(scan, path))
+					say_not_found(q->name,
+						      "no longer leads to the socket from the "
+						      "process that bound it");
+				free(q->name);
+				q->name = NULL;
+				left--;
+			}
+		}
+	}
 }
 
 void host_sockets_scan(const struct strv *binds, struct strv *found)
@@ -178,6 +282,15 @@ void host_sockets_scan(const struct strv *binds, struct strv *found)
 		return;
 	struct scan scan = {.binds = binds, .found = found};
 	host_sockets_parse(text, len, consider, &scan);
+	if (scan.pending_len)
+		resolve_pending(&scan);
+	for (size_t i = 0; i < scan.pending_len; i++) {
+		if (scan.pending[i].name)
+			say_not_found(scan.pending[i].name,
+				      "names no place, and no process of this user holds it");
+		free(scan.pending[i].name);
+	}
+	free(scan.pending);
 }
 
 static void hide(struct rule_list *rules, const char *path, const char *why)

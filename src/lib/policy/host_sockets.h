@@ -12,16 +12,22 @@
 
 /* Calls fn with each pathname (not abstract, not unnamed) in the text of
  * /proc/net/unix, as the kernel printed it: not NUL-terminated, possibly
- * relative, stale, or cut short by a newline in the name. The text is
- * untrusted; nothing is allocated. Returns the number of names passed. */
+ * relative, stale, or holding newlines; and the socket's inode number (0
+ * when the field is not one). The text is untrusted; nothing is
+ * allocated. Returns the number of names passed. */
 size_t host_sockets_parse(const char *text, size_t len,
-			  void (*fn)(const char *path, size_t path_len, void *data), void *data);
+			  void (*fn)(const char *path, size_t path_len, unsigned long inode,
+				     void *data),
+			  void *data);
 
 /* The canonical paths of the unix sockets bound on the host right now
  * that a sandbox would see: sockets beneath its private /run, /tmp, /dev
  * and /proc are left out unless within one of `binds` (the paths the
- * policy mounts there), and so is what is no longer a socket. Missing or
- * unreadable /proc/net/unix: none (the known locations still hold). */
+ * policy mounts there), and so is what is no longer a socket. A socket
+ * bound by a relative name or through /proc/self is looked up in the
+ * process of this user that holds it (its working directory, its
+ * descriptors) as they are now. Missing or unreadable /proc/net/unix:
+ * none (the known locations still hold). */
 void host_sockets_scan(const struct strv *binds, struct strv *found);
 
 /* Adds an exclude rule (layer built-in) for each such socket that the
