@@ -435,4 +435,167 @@ test_debug_and_doctor_say_what_covers_the_hosts_sockets()
 	expect_out_contains "abstract unix sockets"
 }
 
+# Listens on a TCP port of the host's loopback; each connection accepted
+# appends "tcp" to $T/heard. Sets tcp_port.
+serve_tcp()
+{
+	rm -f "$T/tcp_port"
+	"$PY" -c '
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+import os
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    c, _ = s.accept()
+    with open(sys.argv[2], "a") as f:
+        f.write("tcp\n")
+    c.close()
+' "$T/tcp_port" "$T/heard" >/dev/null 2>"$T/serve.err" &
+	echo $! >>"$T/pids"
+	for _ in $(seq 100); do
+		[ -s "$T/tcp_port" ] && break
+		sleep 0.05
+	done
+	tcp_port=$(cat "$T/tcp_port" 2>/dev/null) || fail "the TCP server did not start"
+}
+
+# start_inside ARGS... runs agent-sandbox ARGS in the background, its
+# output in $T/out and $T/err; finish_beside_another_sandbox then starts a
+# second sandbox (filtered: it has a proxy socket) while the first runs,
+# waits for both and sets rc to the first one's status.
+start_inside()
+{
+	"$AS" "$@" >"$T/out" 2>"$T/err" </dev/null &
+	inside=$!
+	sleep 0.5
+}
+
+finish_beside_another_sandbox()
+{
+	"$AS" sleep 4 >/dev/null 2>&1 </dev/null &
+	other=$!
+	rc=0
+	# shellcheck disable=SC2034 # expect_status reads it
+	wait "$inside" || rc=$?
+	wait "$other"
+}
+
+test_the_runtime_dir_outside_run_hides_its_sockets_and_other_sandboxes()
+{
+	# $XDG_RUNTIME_DIR is a private tmpfs only under /run; elsewhere (WSL's
+	# /mnt/wslg/runtime-dir, a home-made one) it holds what services bind
+	# there after the start, and agent-sandbox's own directory with the
+	# proxy and audit sockets of every other sandbox of the user. A
+	# sandbox without a network must not reach a filtered one's proxy.
+	mkdir -p "$HOME/xdg" "$HOME/.config/agent-sandbox"
+	chmod 700 "$HOME/xdg"
+	export XDG_RUNTIME_DIR="$HOME/xdg"
+	serve_tcp
+	printf '{"network": {"localhost": [%s]}}\n' "$tcp_port" \
+		>"$HOME/.config/agent-sandbox/config.json"
+	cat >probe.py <<'PY'
+import glob, os, socket, sys, time
+time.sleep(2)
+port = int(sys.argv[1])
+for p in sorted(glob.glob(os.environ["XDG_RUNTIME_DIR"] + "/**", recursive=True)):
+    for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+        s = socket.socket(socket.AF_UNIX, kind)
+        s.settimeout(5)
+        try:
+            s.connect(p)
+        except OSError:
+            continue
+        print(p, "connected")
+        if kind == socket.SOCK_STREAM:
+            try:
+                s.sendall(b"\x00" + bytes([port >> 8, port & 255]) + b"x")
+                s.recv(10)
+            except OSError:
+                pass
+PY
+	start_inside --network=false "$PY" probe.py "$tcp_port"
+	# Bound on the host after the start, as a service started on demand.
+	serve "$XDG_RUNTIME_DIR/late.sock"
+	finish_beside_another_sandbox
+	expect_nothing_heard
+	expect_status 0
+	expect_out ""
+}
+
+test_a_host_socket_whose_name_holds_a_newline_is_unreachable()
+{
+	# /proc/net/unix prints the name as bound: cut at the newline it
+	# names another path. The agent can make such a directory in the
+	# project for a host tool to bind in.
+	nl='
+'
+	mkdir -p "$HOME/work/new${nl}line"
+	set -- "$HOME/work/new${nl}line/a.sock" "$HOME/work/tail${nl}"
+	serve "$@"
+	write_client "$PWD/connect.py"
+	for mode in $MODES; do
+		# shellcheck disable=SC2046
+		sbx $(mode_flag "$mode") "$PY" "$PWD/connect.py" "$@"
+		expect_status 0
+	done
+	expect_nothing_heard
+	sbx policy
+	expect_out_contains "host unix socket; list it with --socket PATH to allow"
+}
+
+test_a_home_directory_at_tmp_keeps_the_hosts_tmp_sockets_hidden()
+{
+	# With HOME=/tmp (service accounts, containers) the host's /tmp is
+	# bound whole: its sockets (tmux, X11, an ssh-agent in /tmp/ssh-*)
+	# and agent-sandbox's runtime directory without $XDG_RUNTIME_DIR,
+	# with the proxy sockets of the sandboxes started later.
+	unset XDG_RUNTIME_DIR
+	export XDG_CONFIG_HOME="$T/config" XDG_STATE_HOME="$T/state" XDG_CACHE_HOME="$T/cache"
+	mkdir -p "$T/tmux"
+	serve "$T/tmux/default"
+	cat >probe.py <<'PY'
+import glob, os, socket, sys, time
+time.sleep(2)
+paths = sys.argv[1:] + glob.glob("/tmp/agent-sandbox-%d/*/*.sock" % os.getuid())
+for p in paths:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    try:
+        s.connect(p)
+        print(p, "connected")
+    except OSError:
+        pass
+PY
+	export HOME=/tmp
+	start_inside --network=false "$PY" probe.py "$T/tmux/default"
+	finish_beside_another_sandbox
+	expect_nothing_heard
+	expect_status 0
+	expect_out ""
+}
+
+test_a_host_socket_bound_by_a_relative_name_is_unreachable()
+{
+	# /proc/net/unix lists it as "dev.sock": the process that holds it
+	# says where (its working directory), as a dev server started in
+	# the project or the home directory would.
+	mkdir -p "$HOME/svc"
+	(cd "$HOME/svc" && serve dev.sock)
+	(cd "$T/work" && serve project.sock)
+	write_client "$PWD/connect.py"
+	for mode in $MODES; do
+		# shellcheck disable=SC2046
+		sbx $(mode_flag "$mode") "$PY" "$PWD/connect.py" "$HOME/svc/dev.sock" \
+			"$T/work/project.sock"
+		expect_status 0
+	done
+	expect_nothing_heard
+	sbx policy
+	expect_out_contains "$HOME/svc/dev.sock"
+}
+
 run_tests

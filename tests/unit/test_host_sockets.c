@@ -139,7 +139,7 @@ static void found_sockets_are_hidden_unless_listed_or_hidden_already(void **stat
 	strv_push(&listed, "/srv/listed.sock");
 	struct rule_list rules = RULE_LIST_INIT;
 	char *envp[] = {NULL};
-	host_sockets_add_rules(envp, "/home/u", &found, &listed, &rules);
+	host_sockets_add_rules(envp, "/home/u", "/home/u/work", NULL, &found, &listed, &rules);
 
 	const struct rule *r = find_rule(&rules, "/home/u/work/x.sock");
 	assert_non_null(r);
@@ -160,9 +160,54 @@ static void a_listed_known_location_is_not_hidden(void **state)
 	strv_push(&listed, "/home/u/.rd/docker.sock");
 	struct rule_list rules = RULE_LIST_INIT;
 	char *envp[] = {NULL};
-	host_sockets_add_rules(envp, "/home/u", NULL, &listed, &rules);
+	host_sockets_add_rules(envp, "/home/u", "/home/u/work", NULL, NULL, &listed, &rules);
 	assert_null(find_rule(&rules, "/home/u/.rd/docker.sock"));
 	assert_non_null(find_rule(&rules, "/home/u/.colima"));
+	rule_list_release(&rules);
+}
+
+static void a_runtime_dir_outside_run_is_hidden_unless_it_holds_the_project(void **state)
+{
+	struct rule_list rules = RULE_LIST_INIT;
+	char *outside[] = {"XDG_RUNTIME_DIR=/mnt/wslg/runtime-dir", NULL};
+	host_sockets_add_rules(outside, "/home/u", "/home/u/work",
+			       "/mnt/wslg/runtime-dir/agent-sandbox", NULL, NULL, &rules);
+	assert_non_null(find_rule(&rules, "/mnt/wslg/runtime-dir"));
+	/* Within the hidden directory: no rule of its own. */
+	assert_null(find_rule(&rules, "/mnt/wslg/runtime-dir/agent-sandbox"));
+	rule_list_release(&rules);
+
+	/* Under /run it is a private tmpfs already: no rule. */
+	char *under_run[] = {"XDG_RUNTIME_DIR=/run/user/1000", NULL};
+	host_sockets_add_rules(under_run, "/home/u", "/home/u/work", "/run/user/1000/agent-sandbox",
+			       NULL, NULL, &rules);
+	assert_null(find_rule(&rules, "/run/user/1000"));
+	assert_null(find_rule(&rules, "/run/user/1000/agent-sandbox"));
+	rule_list_release(&rules);
+
+	/* One that holds the project keeps it: only agent-sandbox's own
+	 * directory (other sandboxes' proxy and audit sockets) goes. */
+	char *holds[] = {"XDG_RUNTIME_DIR=/home/u", NULL};
+	host_sockets_add_rules(holds, "/home/u", "/home/u/work", "/home/u/agent-sandbox", NULL,
+			       NULL, &rules);
+	assert_null(find_rule(&rules, "/home/u"));
+	assert_non_null(find_rule(&rules, "/home/u/agent-sandbox"));
+	rule_list_release(&rules);
+}
+
+/* Without a runtime directory it is /tmp/agent-sandbox-UID: private,
+ * unless the home directory is /tmp. */
+static void the_own_runtime_dir_in_tmp_is_hidden_when_the_home_is_tmp(void **state)
+{
+	struct rule_list rules = RULE_LIST_INIT;
+	char *envp[] = {NULL};
+	host_sockets_add_rules(envp, "/home/u", "/home/u/work", "/tmp/agent-sandbox-1000", NULL,
+			       NULL, &rules);
+	assert_null(find_rule(&rules, "/tmp/agent-sandbox-1000"));
+	rule_list_release(&rules);
+	host_sockets_add_rules(envp, "/tmp", "/srv/work", "/tmp/agent-sandbox-1000", NULL, NULL,
+			       &rules);
+	assert_non_null(find_rule(&rules, "/tmp/agent-sandbox-1000"));
 	rule_list_release(&rules);
 }
 
@@ -220,6 +265,8 @@ int main(void)
 	    cmocka_unit_test(parser_skips_the_header_line),
 	    cmocka_unit_test(found_sockets_are_hidden_unless_listed_or_hidden_already),
 	    cmocka_unit_test(a_listed_known_location_is_not_hidden),
+	    cmocka_unit_test(a_runtime_dir_outside_run_is_hidden_unless_it_holds_the_project),
+	    cmocka_unit_test(the_own_runtime_dir_in_tmp_is_hidden_when_the_home_is_tmp),
 	    cmocka_unit_test(landlock_handles_resolve_unix_only_from_abi_9),
 	    cmocka_unit_test(landlock_scopes_abstract_sockets_from_abi_6),
 	    cmocka_unit_test(landlock_passes_the_ruleset_size_the_kernel_knows),

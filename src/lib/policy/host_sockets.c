@@ -138,9 +138,11 @@ static bool seen_inside(const char *path, const struct strv *binds)
 	private = private_dirs[i];
 	if (!private)
 		return true;
-	/* A bind of "/" or /home does not reach into the private /tmp. */
+	/* A bind of "/" or /home does not reach into the private /tmp; one
+	 * of /tmp itself (the home directory or the project there) shows
+	 * the host's whole /tmp. */
 	for (size_t i = 0; binds && i < binds->len; i++)
-		if (path_is_within(binds->items[i], private) && strcmp(binds->items[i], private) &&
+		if (path_is_within(binds->items[i], private) &&
 		    path_is_within(path, binds->items[i]))
 			return true;
 	return false;
@@ -477,7 +479,41 @@ static void hide_dbus(struct rule_list *rules, const char *address, const char *
 	}
 }
 
-void host_sockets_add_rules(char *const *envp, const char *home, const struct strv *found,
+/* $XDG_RUNTIME_DIR is a private tmpfs only under /run (sandbox/bwrap.c).
+ * Elsewhere (WSL's /mnt/wslg/runtime-dir, one made by hand) services bind
+ * their sockets there as they start, after the scan: hidden whole, unless
+ * it holds the project or the home directory. agent-sandbox's own runtime
+ * directory holds the proxy and audit sockets of every other sandbox of
+ * the user, bound after this one started: hidden wherever it is seen,
+ * under $XDG_RUNTIME_DIR or, with the home directory or the project at
+ * /tmp, in /tmp. */
+static void hide_runtime_dirs(const char *runtime_dir, const char *own_dir, const char *home,
+			      const char *cwd, struct strv *hidden)
+{
+	/* The project and the home directory may live under /tmp. */
+	_cleanup_strv_ struct strv binds = STRV_INIT;
+	if (home)
+		strv_push(&binds, home);
+	if (cwd)
+		strv_push(&binds, cwd);
+	const char *dirs[] = {runtime_dir, own_dir};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		if (!dirs[i] || dirs[i][0] != '/')
+			continue;
+		_cleanup_free_ char *real = realpath(dirs[i], NULL);
+		const char *path = real ? real : dirs[i];
+		bool holds =
+		    (home && path_is_within(home, path)) || (cwd && path_is_within(cwd, path));
+		bool covered = false;
+		for (size_t j = 0; j < hidden->len && !covered; j++)
+			covered = path_is_within(path, hidden->items[j]);
+		if (seen_inside(path, &binds) && !holds && !covered)
+			strv_push(hidden, path);
+	}
+}
+
+void host_sockets_add_rules(char *const *envp, const char *home, const char *cwd,
+			    const char *own_dir, const struct strv *found,
 			    const struct strv *listed, struct rule_list *rules)
 {
 	hide(rules, env_get(envp, "SSH_AUTH_SOCK"), "ssh-agent socket (SSH_AUTH_SOCK)");
@@ -510,6 +546,7 @@ void host_sockets_add_rules(char *const *envp, const char *home, const struct st
 		strv_pushf(&hidden, "%s/%s", home, home_files[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(system_files); i++)
 		strv_push(&hidden, system_files[i]);
+	hide_runtime_dirs(env_get(envp, "XDG_RUNTIME_DIR"), own_dir, home, cwd, &hidden);
 	for (size_t i = 0; i < hidden.len; i++)
 		if (!listed || !strv_contains(listed, hidden.items[i]))
 			hide(rules, hidden.items[i], "where a service binds its unix socket");

@@ -36,8 +36,11 @@ void host_sockets_scan(const struct strv *binds, const char *cwd, const char *ho
 void host_sockets_add_live(const struct strv *candidates, struct strv *found);
 
 /* Adds an exclude rule (layer built-in) for each such socket that the
- * environment names, for the known socket locations, and for each socket
- * of `found` that is not in `listed` (the sockets the user lets through,
- * canonical paths). */
-void host_sockets_add_rules(char *const *envp, const char *home, const struct strv *found,
+ * environment names, for the known socket locations ($XDG_RUNTIME_DIR
+ * among them when it is not under /run and holds neither `home` nor
+ * `cwd`, and `own_dir`, agent-sandbox's runtime directory, when the
+ * sandbox would see it), and for each socket of `found` that is not in
+ * `listed` (the sockets the user lets through, canonical paths). */
+void host_sockets_add_rules(char *const *envp, const char *home, const char *cwd,
+			    const char *own_dir, const struct strv *found,
 			    const struct strv *listed, struct rule_list *rules);

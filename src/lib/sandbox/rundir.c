@@ -37,13 +37,17 @@ static bool is_usable_runtime_dir(const char *dir)
 	       st.st_uid == geteuid() && !(st.st_mode & 077);
 }
 
-/* $XDG_RUNTIME_DIR/agent-sandbox, or /tmp/agent-sandbox-UID without a
- * usable runtime directory; created and checked. */
-static int prepare_base(const char *xdg_runtime_dir, char **out, struct error *err)
+char *rundir_base(const char *xdg_runtime_dir)
 {
-	*out = is_usable_runtime_dir(xdg_runtime_dir)
+	return is_usable_runtime_dir(xdg_runtime_dir)
 		   ? xasprintf("%s/agent-sandbox", xdg_runtime_dir)
 		   : xasprintf("/tmp/agent-sandbox-%u", (unsigned)geteuid());
+}
+
+/* rundir_base(), created and checked. */
+static int prepare_base(const char *xdg_runtime_dir, char **out, struct error *err)
+{
+	*out = rundir_base(xdg_runtime_dir);
 	return ensure_private_dir(*out, err);
 }
 

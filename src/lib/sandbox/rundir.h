@@ -3,6 +3,11 @@
 
 #include "base/error.h"
 
+/* Where the runtime directory is: $XDG_RUNTIME_DIR/agent-sandbox, or
+ * /tmp/agent-sandbox-UID without a usable runtime directory. Nothing is
+ * created or checked. */
+char *rundir_base(const char *xdg_runtime_dir);
+
 /* Returns the path of an empty, read-only file owned by us, which the
  * sandbox mounts over excluded files. It lives in $XDG_RUNTIME_DIR/
  * agent-sandbox (or /tmp/agent-sandbox-UID) and is created once. */

@@ -29,6 +29,7 @@
 #include "policy/preset.h"
 #include "base/strbuf.h"
 #include "policy/trust.h"
+#include "sandbox/rundir.h"
 #include "base/xalloc.h"
 
 static int resolve_cwd(const struct sandbox_request *req, char **out, struct error *err)
@@ -330,7 +331,8 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 	_cleanup_strv_ struct strv listed = STRV_INIT;
 	_cleanup_error_ struct error ignored = ERROR_INIT;
 	(void)listed_sockets(s, cfg, false, &listed, &ignored);
-	host_sockets_add_rules(envp, s->home, &s->host_sockets, &listed, rules);
+	_cleanup_free_ char *own_dir = rundir_base(env_get(envp, "XDG_RUNTIME_DIR"));
+	host_sockets_add_rules(envp, s->home, s->cwd, own_dir, &s->host_sockets, &listed, rules);
 	for (size_t i = 0; i < cfg->sockets.len; i++) {
 		const struct rule *r = &cfg->sockets.items[i];
 		rule_list_add(rules, r->pattern, r->level, r->layer, r->origin);
