@@ -113,18 +113,25 @@ int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, s
 /* A directory on the way to what a pattern masked, renamed by the command
  * (the project is writable), would carry the file past an anchored pattern,
  * into a skipped directory (node_modules) or under an anchored allow, for
- * the next run. Each real directory between the
- * working directory and path becomes a mount point, which rename(2)
- * refuses; a pin takes the access of what covers it. */
+ * the next run. Each real directory between the working directory and
+ * path, down to PIN_DEPTH_MAX levels, becomes a mount point, which
+ * rename(2) refuses; a pin takes the access of what covers it. The bound
+ * keeps a deep tree from costing a mount per level (bwrap's cost grows
+ * with the square of its mounts: 1,100 levels took minutes to start). */
+#define PIN_DEPTH_MAX 16
+
 static void pin_ancestors(const struct secrets *s, const char *path, const char *pattern,
 			  struct strv *pinned, struct rule_list *rules)
 {
 	if (!path_is_within(path, s->cwd) || !strcmp(path, s->cwd))
 		return;
 	_cleanup_free_ char *prefix = xstrdup(path);
+	unsigned depth = 0;
 	for (size_t i = strlen(s->cwd) + 1; prefix[i]; i++) {
 		if (prefix[i] != '/')
 			continue;
+		if (++depth > PIN_DEPTH_MAX)
+			return;
 		prefix[i] = '\0';
 		struct stat st;
 		/* Beneath a symlink there is nothing to pin on this spelling. */
