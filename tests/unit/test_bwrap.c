@@ -129,11 +129,17 @@ static void bwrap_render_adds_optional_flags_only_when_planned(void **state)
 				  cases[i].host_network ? "with host network" : "missing");
 		if ((find_seq(&args, 0, end, SEQ("--new-session")) >= 0) != cases[i].new_session)
 			unit_fail("case %zu: --new-session is wrong", i);
-		if ((find_seq(&args, 0, end, SEQ("--seccomp", "9")) >= 0) !=
+		/* The init loads the filter, after its binds: bwrap never
+		 * gets it, and the init is told either it or that there is
+		 * none. */
+		if (find_seq(&args, 0, end, SEQ("--seccomp")) >= 0)
+			unit_fail("case %zu: bwrap is given the filter", i);
+		if ((find_seq(&args, end, args.len, SEQ(SECCOMP_ARG "9")) >= 0) !=
 		    (cases[i].seccomp_fd >= 0))
-			unit_fail("case %zu: --seccomp is wrong", i);
-		if (cases[i].seccomp_fd < 0 && find_seq(&args, 0, end, SEQ("--seccomp")) >= 0)
-			unit_fail("case %zu: --seccomp without a filter", i);
+			unit_fail("case %zu: " SECCOMP_ARG " is wrong", i);
+		if ((find_seq(&args, end, args.len, SEQ(SECCOMP_OFF_ARG)) >= 0) !=
+		    (cases[i].seccomp_fd < 0))
+			unit_fail("case %zu: " SECCOMP_OFF_ARG " is wrong", i);
 	}
 }
 
@@ -239,6 +245,77 @@ static void bwrap_render_binds_each_masked_file_from_its_own_stand_in(void **sta
 	assert_true(find_seq(&args, 0, end, SEQ("--tmpfs", "/home/u/.ssh")) >= 0);
 }
 
+/* With the new mount API, the masked files' binds go to the init: bwrap
+ * only stages their sources and gives the init the capability to bind
+ * them; the plan holds one record per masked file, in policy order. */
+static void bwrap_render_leaves_masked_files_to_the_init_when_asked(void **state)
+{
+	(void)state;
+	struct access_entry masked[] = {
+	    ENTRY("/home/u", RO, true),
+	    ENTRY("/home/u/.netrc", EXCLUDE, false),
+	    ENTRY("/home/u/.ssh", EXCLUDE, true),
+	    ENTRY("/home/u/proj", RW, true),
+	    ENTRY("/home/u/proj/.env", EXCLUDE, false),
+	    ENTRY("/home/u/proj/key.pem", EXCLUDE, false),
+	};
+	const struct policy p = {.entries = masked, .len = ARRAY_SIZE(masked)};
+	const struct bwrap_copy stand_ins[] = {
+	    {.dest = "/home/u/.netrc", .source = "/run/m/0"},
+	    {.dest = "/home/u/proj/.env", .source = "/run/m/1"},
+	};
+	static const struct {
+		bool init_binds;
+		bool with_plan;
+		bool expect_init;
+	} cases[] = {
+	    {true, true, true},
+	    {false, true, false}, /* no new mount API, or the benchmark asks */
+	    {true, false, false}, /* no plan to carry them */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct bwrap_input plan = small_plan();
+		plan.policy = &p;
+		plan.stand_ins = stand_ins;
+		plan.stand_ins_len = ARRAY_SIZE(stand_ins);
+		plan.stand_ins_dir = "/run/m";
+		plan.init_binds = cases[i].init_binds;
+		_cleanup_strv_ struct strv args = STRV_INIT;
+		_cleanup_mount_plan_ struct mount_plan mounts = {0};
+		size_t end = bwrap_render(&plan, &args, cases[i].with_plan ? &mounts : NULL);
+		bool init = cases[i].expect_init;
+		if ((find_seq(&args, 0, end, SEQ("--ro-bind", "/run/m/1", "/home/u/proj/.env")) <
+		     0) != init)
+			unit_fail("case %zu: bwrap binds .env: %s", i, init ? "yes" : "no");
+		if ((find_seq(&args, 0, end, SEQ("--cap-add", "CAP_SYS_ADMIN")) >= 0) != init)
+			unit_fail("case %zu: --cap-add is wrong", i);
+		if ((find_seq(&args, 0, end, SEQ("--ro-bind", "/run/m", SANDBOX_STAGE_STAND_INS)) >=
+		     0) != init)
+			unit_fail("case %zu: the stand-ins are not staged", i);
+		/* A masked directory stays bwrap's tmpfs either way. */
+		if (find_seq(&args, 0, end, SEQ("--tmpfs", "/home/u/.ssh")) < 0)
+			unit_fail("case %zu: no tmpfs on .ssh", i);
+		if (!init)
+			continue;
+		assert_int_equal(mount_plan_init_binds(&mounts), 3);
+		const char *const want[][2] = {
+		    {"/home/u/.netrc", SANDBOX_STAGE_STAND_INS "/0"},
+		    {"/home/u/proj/.env", SANDBOX_STAGE_STAND_INS "/1"},
+		    {"/home/u/proj/key.pem", SANDBOX_STAGE_EMPTY},
+		};
+		size_t k = 0;
+		for (size_t j = 0; j < mounts.len; j++) {
+			const struct mount_expectation *e = &mounts.items[j];
+			if (!(e->flags & MOUNT_BY_INIT))
+				continue;
+			assert_string_equal(e->path, want[k][0]);
+			assert_string_equal(e->source, want[k][1]);
+			assert_true(e->flags & MOUNT_READ_ONLY);
+			k++;
+		}
+	}
+}
+
 static void bwrap_render_binds_root_writable_when_policy_says_so(void **state)
 {
 	struct access_entry with_root[] = {
@@ -318,6 +395,7 @@ static void bwrap_render_returns_index_of_separator_before_command(void **state)
 					    "7",
 					    cases[i].shown,
 					    MOUNT_PLAN_ARG "8",
+					    SECCOMP_OFF_ARG,
 					    PIDS_ARG "512",
 					    LANDLOCK_OFF_ARG,
 					    "--",
@@ -445,6 +523,7 @@ static const char *const golden_small[] = {
     "7",
     "0",
     "--mounts=8",
+    "--no-seccomp",
     "--pids=512",
     "--no-landlock",
     "--",
@@ -476,6 +555,7 @@ int main(void)
 	    cmocka_unit_test(bwrap_render_lays_out_base_before_rules),
 	    cmocka_unit_test(bwrap_render_renders_each_access_level),
 	    cmocka_unit_test(bwrap_render_binds_each_masked_file_from_its_own_stand_in),
+	    cmocka_unit_test(bwrap_render_leaves_masked_files_to_the_init_when_asked),
 	    cmocka_unit_test(bwrap_render_binds_root_writable_when_policy_says_so),
 	    cmocka_unit_test(bwrap_render_returns_index_of_separator_before_command),
 	    cmocka_unit_test(bwrap_render_passes_landlock_paths_and_ports_to_the_init),

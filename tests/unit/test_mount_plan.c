@@ -298,15 +298,30 @@ static void mount_plan_survives_encoding(void **state)
 		assert_string_equal(back.items[i].path, mounts.items[i].path);
 		assert_int_equal(back.items[i].kind, mounts.items[i].kind);
 		assert_int_equal(back.items[i].flags, mounts.items[i].flags);
-		assert_memory_equal(&back.items[i].id, &mounts.items[i].id, sizeof(struct file_id));
+		/* Field by field: the struct has padding. */
+		assert_int_equal(back.items[i].id.dev_major, mounts.items[i].id.dev_major);
+		assert_int_equal(back.items[i].id.dev_minor, mounts.items[i].id.dev_minor);
+		assert_int_equal(back.items[i].id.ino, mounts.items[i].id.ino);
+		assert_int_equal(back.items[i].id.type, mounts.items[i].id.type);
+		if (mounts.items[i].source)
+			assert_string_equal(back.items[i].source, mounts.items[i].source);
+		else
+			assert_null(back.items[i].source);
 	}
 	fixture_release(&f);
 }
 
 /* Byte offsets in an encoded one-record plan: magic (8), count (4), then
  * kind, flags, reserved (2), type (4), major, minor, inode (8), path
- * length (4), reserved (4), path. */
-enum { AT_COUNT = 8, AT_KIND = 12, AT_FLAGS = 13, AT_PATH_LEN = 36, AT_PATH = 44 };
+ * length (4), source length (4), path, source. */
+enum {
+	AT_COUNT = 8,
+	AT_KIND = 12,
+	AT_FLAGS = 13,
+	AT_PATH_LEN = 36,
+	AT_SOURCE_LEN = 40,
+	AT_PATH = 44
+};
 
 static void mount_plan_decode_refuses_malformed_plans(void **state)
 {
@@ -346,8 +361,10 @@ static void mount_plan_decode_refuses_malformed_plans(void **state)
 	    {AT_FLAGS, 8, "malformed"},
 	    {AT_PATH_LEN, 5, "truncated"},
 	    {AT_PATH_LEN, 0, "truncated"},
-	    {AT_PATH, 'a', "malformed"},      /* not absolute */
-	    {AT_PATH + 2, '\0', "malformed"}, /* a NUL inside */
+	    {AT_PATH, 'a', "malformed"},			      /* not absolute */
+	    {AT_PATH + 2, '\0', "malformed"},			      /* a NUL inside */
+	    {AT_FLAGS, MOUNT_READ_ONLY | MOUNT_BY_INIT, "malformed"}, /* no source */
+	    {AT_SOURCE_LEN, 2, "truncated"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
@@ -362,6 +379,50 @@ static void mount_plan_decode_refuses_malformed_plans(void **state)
 	}
 }
 
+/* The init's binds carry their source; the decoder holds them to what
+ * the host can render: read-only binds from an absolute path. */
+static void mount_plan_decode_checks_the_init_binds(void **state)
+{
+	(void)state;
+	_cleanup_strv_ struct strv args = STRV_INIT;
+	_cleanup_mount_plan_ struct mount_plan p = {0};
+	struct mount_sink s = {.args = &args, .plan = &p, .init_binds = true};
+	struct file_id id = FILE_ID(7);
+	mount_plan_init_bind(&s, "/src", &id, "/abc");
+	assert_int_equal(args.len, 0); /* nothing for bwrap */
+	_cleanup_strbuf_ struct strbuf good = STRBUF_INIT;
+	mount_plan_encode(&p, &good);
+	assert_int_equal(good.len, AT_PATH + 4 + 4);
+	_cleanup_mount_plan_ struct mount_plan back = {0};
+	_cleanup_error_ struct error err = ERROR_INIT;
+	assert_int_equal(mount_plan_decode(good.buf, good.len, &back, &err), 0);
+	assert_string_equal(back.items[0].source, "/src");
+	assert_int_equal(mount_plan_init_binds(&back), 1);
+
+	static const struct {
+		size_t at;
+		char byte;
+	} cases[] = {
+	    {AT_FLAGS, MOUNT_BY_INIT},	 /* writable */
+	    {AT_FLAGS, MOUNT_READ_ONLY}, /* a source, not the init's */
+	    {AT_FLAGS, MOUNT_READ_ONLY | MOUNT_BY_INIT | MOUNT_STAGING},
+	    {AT_KIND, MOUNT_TMPFS}, /* not a bind */
+	    {AT_PATH + 4, 's'},	    /* source not absolute */
+	    {AT_PATH + 6, '\0'},    /* a NUL in the source */
+	    {AT_SOURCE_LEN, 0},	    /* no source */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+		strbuf_add(&sb, good.buf, good.len);
+		sb.buf[cases[i].at] = cases[i].byte;
+		_cleanup_mount_plan_ struct mount_plan out = {0};
+		_cleanup_error_ struct error e = ERROR_INIT;
+		if (mount_plan_decode(sb.buf, sb.len, &out, &e) == 0)
+			unit_fail("case %zu: byte %zu = %d was accepted", i, cases[i].at,
+				  cases[i].byte);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +432,7 @@ int main(void)
 	    cmocka_unit_test(mount_plan_keeps_only_the_last_mount_at_or_beneath_a_destination),
 	    cmocka_unit_test(mount_plan_survives_encoding),
 	    cmocka_unit_test(mount_plan_decode_refuses_malformed_plans),
+	    cmocka_unit_test(mount_plan_decode_checks_the_init_binds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,10 +20,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "audit/writer.h"
 #include "base/error.h"
@@ -65,20 +72,79 @@ static void noop_handler(int sig)
 	(void)sig;
 }
 
-/* A path may change between the host's policy and bwrap's mounts (another
+/* The binds bwrap leaves to us (masked files) are made first. Then, as a
+ * path may change between the host's policy and the mounts (another
  * sandbox writing the same project swaps a file for a symlink to a
- * secret): what bwrap mounted is checked against what the policy decided
+ * secret), everything mounted is checked against what the policy decided
  * on, inside the finished sandbox and before anything runs. */
-static void check_mounts(int fd)
+static void set_up_mounts(int fd)
 {
 	struct mount_plan plan;
 	struct error err = ERROR_INIT;
 	if (mount_plan_read_fd(fd, &plan, &err) < 0)
 		die("%s", err.msg);
 	close(fd);
-	if (mount_plan_verify(&plan, &err) < 0)
+	if (mount_plan_apply(&plan, &err) < 0 || mount_plan_verify(&plan, &err) < 0)
 		die("%s", err.msg);
 	mount_plan_release(&plan);
+}
+
+/* bwrap gives the init CAP_SYS_ADMIN (and CAP_SETPCAP) in the sandbox's
+ * user namespace only when it has binds to make. Whatever it was given,
+ * nothing is kept: the bounding set is emptied, so that no exec can bring
+ * a capability back (bwrap's no_new_privs holds too), then the ambient,
+ * permitted, effective and inheritable sets. Checked, not assumed. */
+static void drop_capabilities(void)
+{
+	for (unsigned long cap = 0; cap <= 63; cap++) {
+		int r = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+		if (r < 0 && errno == EINVAL)
+			break; /* past the last capability this kernel knows */
+		if (r == 1 && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+			die("dropping capability %lu: %s", cap, strerror(errno));
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		die("clearing the ambient capabilities: %s", strerror(errno));
+	struct __user_cap_header_struct head = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {0};
+	if (syscall(SYS_capset, &head, data) < 0)
+		die("dropping capabilities: %s", strerror(errno));
+	if (syscall(SYS_capget, &head, data) < 0)
+		die("reading capabilities: %s", strerror(errno));
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (data[i].effective || data[i].permitted || data[i].inheritable)
+			die("capabilities are left after dropping them");
+}
+
+/* The sandbox's filter, from the file the host wrote it into: loaded here
+ * rather than by bwrap, which would load it before the binds above (it
+ * refuses the mount calls). It then holds the init and all it starts. */
+static void load_seccomp(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		die("the seccomp filter (fd %d): %s", fd, strerror(errno));
+	size_t len = st.st_size > 0 ? (size_t)st.st_size : 0;
+	if (!len || len % sizeof(struct sock_filter) ||
+	    len / sizeof(struct sock_filter) > BPF_MAXINSNS)
+		die("the seccomp filter (fd %d) is not a BPF program", fd);
+	struct sock_filter *insns = xmalloc(len);
+	for (size_t done = 0; done < len;) {
+		ssize_t n = pread(fd, (char *)insns + done, len - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("reading the seccomp filter: %s",
+			    n < 0 ? strerror(errno) : "short file");
+		done += (size_t)n;
+	}
+	close(fd);
+	struct sock_fprog prog = {.len = (unsigned short)(len / sizeof(*insns)), .filter = insns};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die("prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		die("loading the seccomp filter: %s", strerror(errno));
+	free(insns);
 }
 
 /* What the init applies to the command, from its arguments. */
@@ -234,7 +300,8 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	int stderr_fd = (int)parse_number(argv[3], 1 << 20);
 	unsigned long ignored = (unsigned long)parse_number(argv[4], 0x7fffffffL);
 	int arg = 5;
-	int mounts_fd = -1;
+	int mounts_fd = -1, seccomp_fd = -1;
+	bool seccomp_off = false;
 	const char *forward = NULL;
 	bool landlock_off = false;
 	/* At most one entry per argument: sized by argc. */
@@ -246,6 +313,10 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	for (; arg < argc && strcmp(argv[arg], "--") != 0; arg++) {
 		if (!strncmp(argv[arg], MOUNT_PLAN_ARG, strlen(MOUNT_PLAN_ARG)))
 			mounts_fd = (int)parse_number(argv[arg] + strlen(MOUNT_PLAN_ARG), 1 << 20);
+		else if (!strncmp(argv[arg], SECCOMP_ARG, strlen(SECCOMP_ARG)))
+			seccomp_fd = (int)parse_number(argv[arg] + strlen(SECCOMP_ARG), 1 << 20);
+		else if (!strcmp(argv[arg], SECCOMP_OFF_ARG))
+			seccomp_off = true;
 		else if (!strncmp(argv[arg], FORWARD_ARG, strlen(FORWARD_ARG)))
 			forward = argv[arg] + strlen(FORWARD_ARG);
 		else if (!strncmp(argv[arg], LANDLOCK_RW_ARG, strlen(LANDLOCK_RW_ARG)))
@@ -269,10 +340,14 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	cl.filtered_network = forward != NULL;
 	char **command = argv + arg + 1;
 
-	/* Fail closed: no plan, no command. */
-	if (mounts_fd < 0)
+	/* Fail closed: no plan, no command; a filter, or word that there is
+	 * none. */
+	if (mounts_fd < 0 || seccomp_off == (seccomp_fd >= 0))
 		die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
-	check_mounts(mounts_fd);
+	set_up_mounts(mounts_fd);
+	drop_capabilities();
+	if (seccomp_fd >= 0)
+		load_seccomp(seccomp_fd);
 
 	/* Listening before the command starts, so that its first connection
 	 * finds the proxy. */

@@ -107,6 +107,11 @@ static void render_base(const struct bwrap_input *plan, struct mount_sink *out)
 		mount_plan_tmpfs(out, SANDBOX_DIR, BWRAP_SMALL_SIZE);
 	mount_plan_bind(out, MOUNT_READ_ONLY, plan->self_exe, &plan->self_id, SANDBOX_SELF);
 	render_audit_socket(plan, out);
+	if (out->init_binds) {
+		if (plan->stand_ins_dir)
+			mount_plan_stage(out, plan->stand_ins_dir, SANDBOX_STAGE_STAND_INS);
+		mount_plan_stage(out, plan->empty_file, SANDBOX_STAGE_EMPTY);
+	}
 }
 
 static const struct bwrap_copy *copy_for(const struct bwrap_input *plan, const char *path)
@@ -143,10 +148,21 @@ static void bind_masked_file(const struct bwrap_input *plan, const struct access
 	    *next_stand_in < plan->stand_ins_len ? &plan->stand_ins[*next_stand_in] : NULL;
 	if (s && !strcmp(s->dest, e->path)) {
 		(*next_stand_in)++;
-		mount_plan_bind(out, MOUNT_READ_ONLY, s->source, &s->id, e->path);
+		if (out->init_binds) {
+			/* The stand-in by the same name, where it is staged. */
+			const char *name = strrchr(s->source, '/');
+			_cleanup_free_ char *staged = xasprintf("%s/%s", SANDBOX_STAGE_STAND_INS,
+								name ? name + 1 : s->source);
+			mount_plan_init_bind(out, staged, &s->id, e->path);
+		} else {
+			mount_plan_bind(out, MOUNT_READ_ONLY, s->source, &s->id, e->path);
+		}
 		return;
 	}
-	mount_plan_bind(out, MOUNT_READ_ONLY, plan->empty_file, &plan->empty_id, e->path);
+	if (out->init_binds)
+		mount_plan_init_bind(out, SANDBOX_STAGE_EMPTY, &plan->empty_id, e->path);
+	else
+		mount_plan_bind(out, MOUNT_READ_ONLY, plan->empty_file, &plan->empty_id, e->path);
 }
 
 static void render_entries(const struct bwrap_input *plan, struct mount_sink *out)
@@ -241,9 +257,25 @@ static void render_landlock(const struct bwrap_input *plan, struct strv *args)
 		strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->localhost[i]);
 }
 
+/* Whether the init makes the binds of masked files: only when there are
+ * some (it needs a capability for them) and a plan to carry them, and
+ * never nested (no bwrap there). */
+static bool wants_init_binds(const struct bwrap_input *plan, const struct mount_plan *mounts)
+{
+	if (!plan->init_binds || !mounts || plan->nested)
+		return false;
+	for (size_t i = 0; i < plan->policy->len; i++) {
+		const struct access_entry *e = &plan->policy->entries[i];
+		if (e->level == ACCESS_EXCLUDE && !e->is_dir && strcmp(e->path, "/") != 0)
+			return true;
+	}
+	return false;
+}
+
 size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mount_plan *mounts)
 {
-	struct mount_sink out = {.args = args, .plan = mounts};
+	struct mount_sink out = {
+	    .args = args, .plan = mounts, .init_binds = wants_init_binds(plan, mounts)};
 	/* Always a new user namespace, also for root, so that the sandbox's
 	 * capabilities mean nothing on the host. */
 	add(args, "--unshare-user");
@@ -257,6 +289,14 @@ size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mo
 	if (plan->new_session)
 		add(args, "--new-session");
 	add2(args, "--cap-drop", "ALL");
+	if (out.init_binds) {
+		/* Only in the sandbox's own user namespace, and only until the
+		 * init has made its binds: it then drops every capability (and
+		 * CAP_SETPCAP lets it empty the bounding set) before anything
+		 * else runs. */
+		add2(args, "--cap-add", "CAP_SYS_ADMIN");
+		add2(args, "--cap-add", "CAP_SETPCAP");
+	}
 	add(args, "--as-pid-1");
 	add(args, "--info-fd");
 	strv_pushf(args, "%d", plan->info_fd);
@@ -291,10 +331,6 @@ size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mo
 	if (plan->net)
 		render_network_env(plan->net, args);
 	add2(args, "--chdir", plan->cwd);
-	if (plan->seccomp_fd >= 0) {
-		add(args, "--seccomp");
-		strv_pushf(args, "%d", plan->seccomp_fd);
-	}
 	size_t command_start = args->len;
 	add(args, "--");
 	add2(args, SANDBOX_SELF, SANDBOX_INIT_ARG);
@@ -302,6 +338,10 @@ size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mo
 	strv_pushf(args, "%d", plan->stderr_fd);
 	strv_pushf(args, "%#lx", plan->ignored_signals);
 	strv_pushf(args, "%s%d", MOUNT_PLAN_ARG, plan->mounts_fd);
+	if (plan->seccomp_fd >= 0)
+		strv_pushf(args, "%s%d", SECCOMP_ARG, plan->seccomp_fd);
+	else
+		add(args, SECCOMP_OFF_ARG);
 	if (plan->pids)
 		strv_pushf(args, "%s%u", PIDS_ARG, plan->pids);
 	if (plan->net)

@@ -44,7 +44,6 @@ struct bwrap_input {
 	int mounts_fd;		 /* the sealed memfd the init reads the mount plan from */
 	const char *runtime_dir; /* $XDG_RUNTIME_DIR to give a private tmpfs, or NULL */
 	const char *cwd;
-	int seccomp_fd;		       /* -1 for none */
 	int info_fd;		       /* bwrap reports the init's host pid on it */
 	int ready_fd;		       /* the init reports on it that the sandbox is up */
 	int stderr_fd;		       /* the real stderr, for the init to hand to the command */
@@ -63,7 +62,19 @@ struct bwrap_input {
 	 * secret_watch.h); a masked file without one gets empty_file. */
 	const struct bwrap_copy *stand_ins;
 	size_t stand_ins_len;
+	const char *stand_ins_dir; /* the host directory that holds them all */
+	/* The init makes the binds of masked files with the new mount API
+	 * (the kernel has it), instead of bwrap; needs a mount plan. */
+	bool init_binds;
+	/* The sandbox filter (a BPF program), which the init loads once its
+	 * binds are made: bwrap would load it before them. -1 for none. */
+	int seccomp_fd;
 };
+
+/* Set (to anything) in agent-sandbox's environment, this has bwrap make
+ * the masked files' binds again instead of the init: only for the
+ * benchmarks and the test that compares the two mount tables. */
+#define BWRAP_MASKS_ENV "AGENT_SANDBOX_BENCH_BWRAP_MASKS"
 
 /* Every tmpfs has a size, or it may take half of the host's memory (and
  * each one again). /tmp's comes from the config; the others hold sockets,

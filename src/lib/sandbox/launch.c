@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "audit/writer.h"
@@ -414,6 +415,16 @@ static int check_args_fit(const struct sandbox_spec *s, size_t n, struct error *
 	return -1;
 }
 
+/* The init's binds need open_tree and move_mount (Linux 5.2) and
+ * mount_setattr (5.12). A call with a size of 0 is refused by a kernel
+ * that has it with EINVAL; without it (or under a filter of the host's
+ * that refuses it) bwrap makes the binds, as before. */
+static bool kernel_has_mount_api(void)
+{
+	long r = syscall(SYS_mount_setattr, -1, "", AT_EMPTY_PATH, NULL, 0);
+	return r < 0 && errno == EINVAL;
+}
+
 /* Finds, makes and renders everything; with dry_run, nothing that would
  * change the host beyond the runtime directory's empty file, and nothing
  * starts. */
@@ -486,6 +497,8 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	    .copies_len = l->copies_len,
 	};
 	in.stand_ins = secret_watch_stand_ins(l->secrets, &in.stand_ins_len);
+	in.stand_ins_dir = secret_watch_dir(l->secrets);
+	in.init_binds = !env_get(s->envp, BWRAP_MASKS_ENV) && kernel_has_mount_api();
 	if (!dry_run && identify_sources(&in, &l->net.net, err) < 0)
 		return -1;
 	l->command_start = bwrap_render(&in, &l->args, &l->mounts);

@@ -1,16 +1,18 @@
 /* This file records, while the bwrap arguments are rendered, what each
- * mount must put at its destination, and checks it from inside the
- * finished sandbox. The host side only records and encodes; the checking
- * side only reads (openat2, statx, fstatfs) and never changes a mount. */
+ * mount must put at its destination, makes the binds left to the init, and
+ * checks everything from inside the finished sandbox. The host side only
+ * records and encodes; the check only reads (openat2, statx, fstatfs). */
 #include "sandbox/mount_plan.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -20,6 +22,7 @@
 #include "base/cleanup.h"
 #include "base/io.h"
 #include "base/xalloc.h"
+#include "inside/inside.h"
 
 #define PLAN_MAGIC "AGSBMNT1"
 #define PLAN_MAGIC_LEN 8
@@ -36,9 +39,10 @@ static void forget_hidden(struct mount_plan *p, const char *dest)
 	for (size_t i = 0; i < p->len; i++) {
 		const char *path = p->items[i].path;
 		bool hidden = root || (!strncmp(path, dest, n) && (!path[n] || path[n] == '/'));
-		if (hidden)
+		if (hidden) {
 			free(p->items[i].path);
-		else
+			free(p->items[i].source);
+		} else
 			p->items[kept++] = p->items[i];
 	}
 	p->len = kept;
@@ -53,8 +57,8 @@ static void append(struct mount_plan *p, const struct mount_expectation *e)
 	p->items[p->len++] = *e;
 }
 
-static void plan_add(struct mount_plan *p, const char *dest, enum mount_kind kind, unsigned flags,
-		     const struct file_id *id)
+static void plan_add_from(struct mount_plan *p, const char *dest, enum mount_kind kind,
+			  unsigned flags, const struct file_id *id, const char *source)
 {
 	if (!p)
 		return;
@@ -64,7 +68,14 @@ static void plan_add(struct mount_plan *p, const char *dest, enum mount_kind kin
 		      .kind = kind,
 		      .flags = flags,
 		      .id = id ? *id : (struct file_id){0},
+		      .source = source ? xstrdup(source) : NULL,
 		  });
+}
+
+static void plan_add(struct mount_plan *p, const char *dest, enum mount_kind kind, unsigned flags,
+		     const struct file_id *id)
+{
+	plan_add_from(p, dest, kind, flags, id, NULL);
 }
 
 void mount_plan_bind(struct mount_sink *s, unsigned flags, const char *source,
@@ -122,8 +133,30 @@ void mount_plan_remount_ro(struct mount_sink *s, const char *dest)
 		}
 }
 
+void mount_plan_stage(struct mount_sink *s, const char *host_source, const char *dest)
+{
+	strv_push(s->args, "--ro-bind");
+	strv_push(s->args, host_source);
+	strv_push(s->args, dest);
+	plan_add(s->plan, dest, MOUNT_BIND, MOUNT_READ_ONLY | MOUNT_STAGING, NULL);
+}
+
+void mount_plan_init_bind(struct mount_sink *s, const char *source, const struct file_id *id,
+			  const char *dest)
+{
+	plan_add_from(s->plan, dest, MOUNT_BIND, MOUNT_READ_ONLY | MOUNT_BY_INIT, id, source);
+}
+
+size_t mount_plan_init_binds(const struct mount_plan *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->len; i++)
+		n += (p->items[i].flags & MOUNT_BY_INIT) != 0;
+	return n;
+}
+
 /* One record: fixed fields in host byte order (the same binary reads
- * them), then the path without its NUL. */
+ * them), then the path and (MOUNT_BY_INIT) the source, without NULs. */
 struct record {
 	uint8_t kind;
 	uint8_t flags;
@@ -132,8 +165,10 @@ struct record {
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
 	uint32_t path_len;
-	uint32_t reserved2;
+	uint32_t source_len;
 };
+
+#define PLAN_FLAGS (MOUNT_READ_ONLY | MOUNT_OPTIONAL | MOUNT_TRY | MOUNT_BY_INIT | MOUNT_STAGING)
 
 void mount_plan_encode(const struct mount_plan *p, struct strbuf *out)
 {
@@ -150,9 +185,12 @@ void mount_plan_encode(const struct mount_plan *p, struct strbuf *out)
 		    .dev_minor = e->id.dev_minor,
 		    .ino = e->id.ino,
 		    .path_len = (uint32_t)strlen(e->path),
+		    .source_len = e->source ? (uint32_t)strlen(e->source) : 0,
 		};
 		strbuf_add(out, &r, sizeof(r));
 		strbuf_add(out, e->path, r.path_len);
+		if (e->source)
+			strbuf_add(out, e->source, r.source_len);
 	}
 }
 
@@ -174,23 +212,33 @@ int mount_plan_decode(const void *data, size_t len, struct mount_plan *out, stru
 			return error_set(err, ERROR_SETUP, "the mount plan is truncated");
 		memcpy(&r, at, sizeof(r));
 		at += sizeof(r);
-		if (r.path_len == 0 || r.path_len > (size_t)(end - at))
+		if (r.path_len == 0 || r.path_len > (size_t)(end - at) ||
+		    r.source_len > (size_t)(end - at) - r.path_len)
 			return error_set(err, ERROR_SETUP, "the mount plan is truncated");
-		if (r.kind < MOUNT_BIND || r.kind > MOUNT_PROC ||
-		    (r.flags & ~(MOUNT_READ_ONLY | MOUNT_OPTIONAL | MOUNT_TRY)) || r.reserved ||
-		    r.reserved2 || at[0] != '/' || memchr(at, '\0', r.path_len))
+		const unsigned char *src = at + r.path_len;
+		/* A source exactly when the init makes the bind, and then it is
+		 * a read-only bind from an absolute path. */
+		bool by_init = r.flags & MOUNT_BY_INIT;
+		if (r.kind < MOUNT_BIND || r.kind > MOUNT_PROC || (r.flags & ~PLAN_FLAGS) ||
+		    r.reserved || at[0] != '/' || memchr(at, '\0', r.path_len) ||
+		    by_init != (r.source_len > 0) ||
+		    (by_init && (r.kind != MOUNT_BIND || !(r.flags & MOUNT_READ_ONLY) ||
+				 (r.flags & MOUNT_STAGING) || src[0] != '/' ||
+				 memchr(src, '\0', r.source_len))))
 			return error_set(err, ERROR_SETUP,
 					 "the mount plan's record %u is malformed", i);
-		append(&plan, &(struct mount_expectation){
-				  .path = xstrndup((const char *)at, r.path_len),
-				  .kind = (enum mount_kind)r.kind,
-				  .flags = r.flags,
-				  .id = {.dev_major = r.dev_major,
-					 .dev_minor = r.dev_minor,
-					 .ino = r.ino,
-					 .type = r.type},
-			      });
-		at += r.path_len;
+		append(&plan,
+		       &(struct mount_expectation){
+			   .path = xstrndup((const char *)at, r.path_len),
+			   .kind = (enum mount_kind)r.kind,
+			   .flags = r.flags,
+			   .id = {.dev_major = r.dev_major,
+				  .dev_minor = r.dev_minor,
+				  .ino = r.ino,
+				  .type = r.type},
+			   .source = by_init ? xstrndup((const char *)src, r.source_len) : NULL,
+		       });
+		at += r.path_len + r.source_len;
 	}
 	if (at != end)
 		return error_set(err, ERROR_SETUP, "the mount plan has trailing bytes");
@@ -371,18 +419,81 @@ static int verify_one(const struct mount_expectation *e, struct error *err)
 	return 0;
 }
 
+static int bind_failed(struct error *err, const struct mount_expectation *e, const char *what,
+		       int errnum)
+{
+	return error_set(err, ERROR_SETUP,
+			 "making the bind at %s failed: %s: %s; it may have changed between the "
+			 "policy and the mount, so nothing was run",
+			 e->path, what,
+			 errnum == ELOOP     ? "a symlink lies on the way"
+			 : errnum == ENOTDIR ? "a symlink or file lies on the way"
+					     : strerror(errnum));
+}
+
+/* One bind: a detached clone of the staged source, made read-only, nosuid
+ * and nodev like bwrap's binds before it is attached, then moved onto the
+ * destination as reached without following a symlink. Each step is one
+ * system call that does not look at the rest of the mount table. */
+static int init_bind(const struct mount_expectation *e, struct error *err)
+{
+	_cleanup_close_ int tree =
+	    (int)syscall(SYS_open_tree, AT_FDCWD, e->source,
+			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+	if (tree < 0)
+		return bind_failed(err, e, "open_tree", errno);
+	struct mount_attr attr = {.attr_set =
+				      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+		return bind_failed(err, e, "mount_setattr", errno);
+	_cleanup_close_ int dest = open_no_symlinks(e->path);
+	if (dest < 0)
+		return bind_failed(err, e, "opening it", errno);
+	if (syscall(SYS_move_mount, tree, "", dest, "",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return bind_failed(err, e, "move_mount", errno);
+	return 0;
+}
+
+int mount_plan_apply(const struct mount_plan *p, struct error *err)
+{
+	if (!mount_plan_init_binds(p))
+		return 0;
+	/* bwrap makes the mount namespace in a user namespace of its own and,
+	 * when it maps a uid other than 0 (its --dev needs root mapped while
+	 * it mounts devpts), runs the init in a second one, which has no say
+	 * over that namespace. A mount namespace made here belongs to ours;
+	 * the kernel copies every mount into it locked (none can be unmounted
+	 * or made writable from here on), and ours go on top. */
+	if (unshare(CLONE_NEWNS) < 0)
+		return error_errno(err, ERROR_SETUP, errno,
+				   "making a mount namespace for the masked files' binds");
+	for (size_t i = 0; i < p->len; i++)
+		if ((p->items[i].flags & MOUNT_BY_INIT) && init_bind(&p->items[i], err) < 0)
+			return -1;
+	/* The staged sources are hidden under an empty read-only tmpfs (a
+	 * locked mount cannot be unmounted): nothing inside needs them, and
+	 * the stand-ins must not be reachable by a second path. */
+	if (mount("none", SANDBOX_STAGE_DIR, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "size=4k,nr_inodes=1,mode=0555") < 0)
+		return error_errno(err, ERROR_SETUP, errno, "covering %s", SANDBOX_STAGE_DIR);
+	return 0;
+}
+
 int mount_plan_verify(const struct mount_plan *p, struct error *err)
 {
 	for (size_t i = 0; i < p->len; i++)
-		if (verify_one(&p->items[i], err) < 0)
+		if (!(p->items[i].flags & MOUNT_STAGING) && verify_one(&p->items[i], err) < 0)
 			return -1;
 	return 0;
 }
 
 void mount_plan_release(struct mount_plan *p)
 {
-	for (size_t i = 0; i < p->len; i++)
+	for (size_t i = 0; i < p->len; i++) {
 		free(p->items[i].path);
+		free(p->items[i].source);
+	}
 	free(p->items);
 	*p = (struct mount_plan){0};
 }

@@ -38,6 +38,13 @@ enum {
 	 * mount point on the host, when the source is gone. The check still
 	 * requires it unless MOUNT_OPTIONAL. */
 	MOUNT_TRY = 4,
+	/* Made by the sandbox's init rather than bwrap (mount_plan_init_bind):
+	 * a clone of source, a path inside the sandbox, with the new mount
+	 * API, which costs the same for the thousandth bind as for the first. */
+	MOUNT_BY_INIT = 8,
+	/* Only carries sources for the init's binds (mount_plan_stage): the
+	 * init covers it once they are made, and nothing checks it. */
+	MOUNT_STAGING = 16,
 };
 
 struct mount_expectation {
@@ -45,6 +52,7 @@ struct mount_expectation {
 	enum mount_kind kind;
 	unsigned flags;
 	struct file_id id; /* MOUNT_BIND only */
+	char *source;	   /* MOUNT_BY_INIT: the path inside the sandbox to clone */
 };
 
 struct mount_plan {
@@ -57,7 +65,10 @@ struct mount_plan {
  * expectation together, so no mount can be rendered without one. */
 struct mount_sink {
 	struct strv *args;
-	struct mount_plan *plan; /* NULL: arguments only (--dry-run, tests) */
+	struct mount_plan *plan; /* NULL: arguments only (tests) */
+	/* The init makes the binds of masked files (mount_plan_init_bind);
+	 * needs a plan. */
+	bool init_binds;
 };
 
 /* --bind, --ro-bind, --bind-try or --ro-bind-try, from flags
@@ -74,6 +85,21 @@ void mount_plan_proc_cover(struct mount_sink *s, const char *path);
 /* --remount-ro: the mount at dest must then be read-only. */
 void mount_plan_remount_ro(struct mount_sink *s, const char *dest);
 
+/* bwrap 0.8 reads the whole of /proc/self/mountinfo again for every bind
+ * it makes, so a sandbox with hundreds of masked files spends most of its
+ * start-up there. Their binds are left to the init instead: a read-only
+ * bind of host_source at dest (a directory or file under agent-sandbox's
+ * own directory) carries their sources in, and the init clones each one
+ * onto its destination, then covers the staging binds. */
+void mount_plan_stage(struct mount_sink *s, const char *host_source, const char *dest);
+/* A read-only bind the init makes: a clone of source (under a staging
+ * bind) at dest, which must then hold the object id names. Recorded only:
+ * no bwrap argument. */
+void mount_plan_init_bind(struct mount_sink *s, const char *source, const struct file_id *id,
+			  const char *dest);
+/* How many binds the plan leaves to the init. */
+size_t mount_plan_init_binds(const struct mount_plan *p);
+
 /* The plan as bytes for the init, and back. Decoding checks every length
  * and field: it is our own output, but it crosses a process boundary. */
 void mount_plan_encode(const struct mount_plan *p, struct strbuf *out);
@@ -86,6 +112,13 @@ int mount_plan_memfd_create(struct error *err);
 int mount_plan_memfd_seal(int fd, const struct mount_plan *p, struct error *err);
 /* Reads and decodes the plan from a sealed memfd (the init's side). */
 int mount_plan_read_fd(int fd, struct mount_plan *out, struct error *err);
+
+/* The init's side: in a mount namespace of its own (which needs
+ * CAP_SYS_ADMIN in its user namespace), makes the plan's MOUNT_BY_INIT
+ * binds in plan order and covers the staging binds. Neither end of a bind
+ * is reached through a symlink.
+ * Returns 0 or -1 with err set; mount_plan_verify checks the result. */
+int mount_plan_apply(const struct mount_plan *p, struct error *err);
 
 /* Checks every expectation in the current mount namespace: the destination
  * is reached without following a symlink, is the root of a mount, holds

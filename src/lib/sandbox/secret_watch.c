@@ -133,6 +133,11 @@ const struct bwrap_copy *secret_watch_stand_ins(const struct secret_watch *w, si
 	return w ? w->binds : NULL;
 }
 
+const char *secret_watch_dir(const struct secret_watch *w)
+{
+	return w && w->len ? w->dir : NULL;
+}
+
 static void reporting_off(struct secret_watch *w, const char *reason)
 {
 	output_debug("secrets: reads of masked files are not reported: %s", reason);

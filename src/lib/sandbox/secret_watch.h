@@ -36,6 +36,9 @@ int secret_watch_prepare(struct secret_watch **out, const struct policy *policy,
 /* The stand-ins, for bwrap_input: dest is the masked path. */
 const struct bwrap_copy *secret_watch_stand_ins(const struct secret_watch *w, size_t *len);
 
+/* The private directory that holds the stand-ins, or NULL with none. */
+const char *secret_watch_dir(const struct secret_watch *w);
+
 /* Starts watching, before bwrap starts. A watch that cannot be had (no
  * inotify instance left, say) leaves reporting off and the run going on:
  * --debug and the audit log say so. Returns the descriptor to poll, or -1
