@@ -284,6 +284,21 @@ int report_policy(int fd, const struct policy *policy, const struct policy_summa
 	return write_text(fd, &sb);
 }
 
+void report_init_binds(struct strbuf *sb, const struct strv *binds)
+{
+	if (!binds->len)
+		return;
+	strbuf_addf(sb, "the init binds %zu masked file%s read-only before the command starts:\n",
+		    binds->len / 2, binds->len == 2 ? "" : "s");
+	for (size_t i = 0; i + 1 < binds->len; i += 2) {
+		strbuf_addstr(sb, "  ");
+		term_escape_add(sb, binds->items[i + 1]);
+		strbuf_addstr(sb, " <- ");
+		term_escape_add(sb, binds->items[i]);
+		strbuf_addch(sb, '\n');
+	}
+}
+
 int report_dry_run(int fd, const struct strv *args)
 {
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;

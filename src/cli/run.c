@@ -62,9 +62,11 @@ static int dry_run(const struct sandbox_spec *s, const struct cli_io *io, struct
 	int w = report_dry_run(io->out, &r.args);
 	if (w < 0)
 		return cli_output_error(w, err);
-	/* The proxy is part of agent-sandbox, not of the bwrap command: say
-	 * what it would allow, on stderr beside the listing. */
+	/* The init's binds and the proxy are part of agent-sandbox, not of
+	 * the bwrap command: say what they would do, on stderr beside the
+	 * listing. */
 	_cleanup_strbuf_ struct strbuf net = STRBUF_INIT;
+	report_init_binds(&net, &r.init_binds);
 	report_network(&net, &s->cfg.network);
 	(void)write_all(io->err, net.buf, net.len);
 	return 0;

@@ -146,8 +146,15 @@ test_policy_debug_and_dry_run_escape_hostile_file_names()
 	expect_err_contains "secrets: masked $T/work/.env.\\nforged-line"
 	grep -q '^forged-line' "$T/err" && fail "a forged line in --debug"
 
-	# One bwrap argument a line: the name's newline must not make two.
+	# One bwrap argument a line, one bind of the init's a line: the
+	# name's newline must not make two.
 	sbx --dry-run true
+	expect_status 0
+	expect_terminal_safe "$T/out" "$T/err"
+	grep -qF -- "  $T/work/.env.\\nforged-line <- " "$T/err" ||
+		fail "the init's bind is not one escaped line: $(err)"
+	grep -q '^forged-line' "$T/out" "$T/err" && fail "a forged line in --dry-run"
+	AGENT_SANDBOX_BENCH_BWRAP_MASKS=1 sbx --dry-run true
 	expect_status 0
 	expect_terminal_safe "$T/out" "$T/err"
 	grep -qxF -- "$T/work/.env.\\nforged-line" "$T/out" || fail "the argument is not one escaped line: $(out)"

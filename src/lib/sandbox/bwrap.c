@@ -15,6 +15,7 @@
 #include "inside/init.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "policy/path.h"
 
 static void add(struct strv *args, const char *a)
 {
@@ -142,13 +143,13 @@ static void render_copies_without_entry(const struct bwrap_input *plan, struct m
 /* The masked file's own stand-in: they come in policy order, so one
  * cursor walks them beside the entries. */
 static void bind_masked_file(const struct bwrap_input *plan, const struct access_entry *e,
-			     size_t *next_stand_in, struct mount_sink *out)
+			     bool by_init, size_t *next_stand_in, struct mount_sink *out)
 {
 	const struct bwrap_copy *s =
 	    *next_stand_in < plan->stand_ins_len ? &plan->stand_ins[*next_stand_in] : NULL;
 	if (s && !strcmp(s->dest, e->path)) {
 		(*next_stand_in)++;
-		if (out->init_binds) {
+		if (by_init) {
 			/* The stand-in by the same name, where it is staged. */
 			const char *name = strrchr(s->source, '/');
 			_cleanup_free_ char *staged = xasprintf("%s/%s", SANDBOX_STAGE_STAND_INS,
@@ -159,13 +160,14 @@ static void bind_masked_file(const struct bwrap_input *plan, const struct access
 		}
 		return;
 	}
-	if (out->init_binds)
+	if (by_init)
 		mount_plan_init_bind(out, SANDBOX_STAGE_EMPTY, &plan->empty_id, e->path);
 	else
 		mount_plan_bind(out, MOUNT_READ_ONLY, plan->empty_file, &plan->empty_id, e->path);
 }
 
-static void render_entries(const struct bwrap_input *plan, struct mount_sink *out)
+static void render_entries(const struct bwrap_input *plan, const bool *by_init,
+			   struct mount_sink *out)
 {
 	size_t next_stand_in = 0;
 	for (size_t i = 0; i < plan->policy->len; i++) {
@@ -192,7 +194,8 @@ static void render_entries(const struct bwrap_input *plan, struct mount_sink *ou
 			if (e->is_dir)
 				mount_plan_tmpfs(out, e->path, BWRAP_SMALL_SIZE);
 			else
-				bind_masked_file(plan, e, &next_stand_in, out);
+				bind_masked_file(plan, e, by_init && by_init[i], &next_stand_in,
+						 out);
 			break;
 		}
 	}
@@ -257,25 +260,56 @@ static void render_landlock(const struct bwrap_input *plan, struct strv *args)
 		strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->localhost[i]);
 }
 
-/* Whether the init makes the binds of masked files: only when there are
- * some (it needs a capability for them) and a plan to carry them, and
- * never nested (no bwrap there). */
-static bool wants_init_binds(const struct bwrap_input *plan, const struct mount_plan *mounts)
+/* Whether a masked file's path is there inside the sandbox before its own
+ * mount, that is, under a bind of a host directory (or the host root)
+ * rather than under a fresh tmpfs (/tmp, /run, a masked directory): the
+ * init binds onto what exists, while bwrap makes the mount point on the
+ * tmpfs. parent is the nearest entry above the path, or NULL. */
+static bool on_host_bind(const struct access_entry *parent, const char *path)
+{
+	if (parent && parent->level == ACCESS_EXCLUDE)
+		return false;
+	const struct base_mount *base = policy_base_for(path);
+	return base->kind == BASE_HOST_ROOT ||
+	       (parent && strlen(parent->path) >= strlen(base->path));
+}
+
+/* Which masked files the init binds (true at their index), or NULL when
+ * none: only with a plan to carry them, never nested (no bwrap there), and
+ * only where the path is there to bind onto. The policy's entries come in
+ * path order, a directory's subtree right after it, so one stack of open
+ * directories gives each entry its nearest parent. */
+static bool *init_bind_entries(const struct bwrap_input *plan, const struct mount_plan *mounts)
 {
 	if (!plan->init_binds || !mounts || plan->nested)
-		return false;
-	for (size_t i = 0; i < plan->policy->len; i++) {
-		const struct access_entry *e = &plan->policy->entries[i];
-		if (e->level == ACCESS_EXCLUDE && !e->is_dir && strcmp(e->path, "/") != 0)
-			return true;
+		return NULL;
+	const struct policy *p = plan->policy;
+	_cleanup_free_ const struct access_entry **open = xcalloc(p->len + 1, sizeof(*open));
+	_cleanup_free_ bool *by_init = xcalloc(p->len + 1, sizeof(*by_init));
+	size_t depth = 0;
+	bool any = false;
+	for (size_t i = 0; i < p->len; i++) {
+		const struct access_entry *e = &p->entries[i];
+		while (depth && !path_is_within(e->path, open[depth - 1]->path))
+			depth--;
+		const struct access_entry *parent = depth ? open[depth - 1] : NULL;
+		if (e->is_dir) {
+			open[depth++] = e;
+			continue;
+		}
+		if (e->level == ACCESS_EXCLUDE && strcmp(e->path, "/") != 0 &&
+		    on_host_bind(parent, e->path)) {
+			by_init[i] = true;
+			any = true;
+		}
 	}
-	return false;
+	return any ? steal_ptr(&by_init) : NULL;
 }
 
 size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mount_plan *mounts)
 {
-	struct mount_sink out = {
-	    .args = args, .plan = mounts, .init_binds = wants_init_binds(plan, mounts)};
+	_cleanup_free_ bool *by_init = init_bind_entries(plan, mounts);
+	struct mount_sink out = {.args = args, .plan = mounts, .init_binds = by_init != NULL};
 	/* Always a new user namespace, also for root, so that the sandbox's
 	 * capabilities mean nothing on the host. */
 	add(args, "--unshare-user");
@@ -305,7 +339,7 @@ size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mo
 	if (plan->net)
 		mount_plan_bind(&out, 0, plan->net->proxy_socket, &plan->net->proxy_socket_id,
 				SANDBOX_PROXY_SOCKET);
-	render_entries(plan, &out);
+	render_entries(plan, by_init, &out);
 	if (plan->wrappers) {
 		struct host_file self = {plan->self_exe, plan->self_id};
 		struct host_file empty = {plan->empty_file, plan->empty_id};

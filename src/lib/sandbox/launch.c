@@ -357,6 +357,10 @@ static int make_copies(struct launch *l, const struct sandbox_spec *s, bool dry_
  * for the next run, each a mount of its own: say which, and how to mask
  * them in one. */
 #define BWRAP_ARGS_MAX 9000
+/* The init's binds have no such limit, but the kernel has one (fs.mount-max,
+ * 100,000 mounts in a namespace by default) and each costs the start-up a
+ * little: past this many, the run stops with the same way out. */
+#define SANDBOX_MOUNTS_MAX 20000
 
 static int compare_strings(const void *a, const void *b)
 {
@@ -392,15 +396,21 @@ static char *busiest_secret_dir(const struct secret_scan_result *found, size_t *
 	return best;
 }
 
-static int check_args_fit(const struct sandbox_spec *s, size_t n, struct error *err)
+static int check_args_fit(const struct sandbox_spec *s, size_t n, size_t mounts, struct error *err)
 {
-	if (n <= BWRAP_ARGS_MAX)
-		return 0;
 	const struct secret_scan_result *found = &s->secrets.found;
-	error_set(err, ERROR_CONFIG,
-		  "the sandbox needs %zu bwrap arguments, more than the %d bwrap accepts: %zu "
-		  "files in %s are masked one by one",
-		  n, BWRAP_ARGS_MAX, found->len, s->cwd);
+	if (n > BWRAP_ARGS_MAX)
+		error_set(err, ERROR_CONFIG,
+			  "the sandbox needs %zu bwrap arguments, more than the %d bwrap accepts: "
+			  "%zu files in %s are masked one by one",
+			  n, BWRAP_ARGS_MAX, found->len, s->cwd);
+	else if (mounts > SANDBOX_MOUNTS_MAX)
+		error_set(err, ERROR_CONFIG,
+			  "the sandbox needs %zu mounts, more than the %d agent-sandbox makes: %zu "
+			  "files in %s are masked one by one",
+			  mounts, SANDBOX_MOUNTS_MAX, found->len, s->cwd);
+	else
+		return 0;
 	size_t count;
 	_cleanup_free_ char *dir = busiest_secret_dir(found, &count);
 	size_t root_len = strlen(s->cwd);
@@ -502,11 +512,12 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	if (!dry_run && identify_sources(&in, &l->net.net, err) < 0)
 		return -1;
 	l->command_start = bwrap_render(&in, &l->args, &l->mounts);
-	if (check_args_fit(s, l->command_start, err) < 0)
+	if (check_args_fit(s, l->command_start, l->mounts.len, err) < 0)
 		return -1;
 	debug_bwrap_args(&l->args);
-	output_debug("mount check: the init checks %zu mounts before the command starts",
-		     l->mounts.len);
+	output_debug("mount check: the init checks %zu mounts before the command starts, "
+		     "%zu of them its own binds",
+		     l->mounts.len, mount_plan_init_binds(&l->mounts));
 	return 0;
 }
 
@@ -526,12 +537,13 @@ static void launch_init(struct launch *l)
 void sandbox_rendering_release(struct sandbox_rendering *r)
 {
 	strv_release(&r->args);
+	strv_release(&r->init_binds);
 }
 
 int sandbox_render(const struct sandbox_spec *s, const struct sandbox_io *io,
 		   struct sandbox_rendering *out, struct error *err)
 {
-	*out = (struct sandbox_rendering){.args = STRV_INIT};
+	*out = (struct sandbox_rendering){.args = STRV_INIT, .init_binds = STRV_INIT};
 	if (s->nested) {
 		out->nested = true;
 		if (require_hardening(s, err) < 0)
@@ -543,6 +555,11 @@ int sandbox_render(const struct sandbox_spec *s, const struct sandbox_io *io,
 	if (launch_prepare(&l, s, io, true, err) < 0)
 		return -1;
 	out->mounts = l.mounts.len;
+	for (size_t i = 0; i < l.mounts.len; i++)
+		if (l.mounts.items[i].flags & MOUNT_BY_INIT) {
+			strv_push(&out->init_binds, l.mounts.items[i].source);
+			strv_push(&out->init_binds, l.mounts.items[i].path);
+		}
 	out->args = l.args;
 	l.args = (struct strv)STRV_INIT;
 	return 0;
