@@ -19,6 +19,18 @@ make_project()
 	echo 'int main;' >src/main.c
 }
 
+# Besides masked files: a masked directory inside a pinned one, a git
+# config shown as a copy without its credentials, a wrapped command.
+make_busy_project()
+{
+	make_project
+	git remote add origin "https://user:$SECRET@example.com/x.git"
+	mkdir -p src/deep/private
+	echo "$SECRET" >src/deep/private/notes
+	echo '{"secrets": {"patterns": ["private/"]}, "commands": {"curl": false}}' >.agent-sandbox.json
+	approve_config
+}
+
 # /proc/self/mountinfo without what differs between two runs of the same
 # sandbox: mount ids, parent ids, propagation tags, and the random parts of
 # the run's own files. The staging mounts exist only with the init's binds
@@ -38,8 +50,8 @@ mount_table()
 
 test_the_mount_table_is_the_same_as_with_bwraps_binds()
 {
-	make_project
-	for net in --network=true --network=false ""; do
+	make_busy_project
+	for net in --network=true --network=false "" --read-only; do
 		# shellcheck disable=SC2086
 		sbx $net -- cat /proc/self/mountinfo
 		expect_status 0

@@ -245,9 +245,10 @@ static void bwrap_render_binds_each_masked_file_from_its_own_stand_in(void **sta
 	assert_true(find_seq(&args, 0, end, SEQ("--tmpfs", "/home/u/.ssh")) >= 0);
 }
 
-/* With the new mount API, the masked files' binds go to the init: bwrap
- * only stages their sources and gives the init the capability to bind
- * them; the plan holds one record per masked file, in policy order. */
+/* With the new mount API, the masked files' binds go to the init, and so
+ * do binds of a path onto itself where the clone needs no flag cleared:
+ * bwrap only stages the stand-ins and gives the init the capability to
+ * bind them; the plan holds one record per bind, in policy order. */
 static void bwrap_render_leaves_masked_files_to_the_init_when_asked(void **state)
 {
 	(void)state;
@@ -297,8 +298,13 @@ static void bwrap_render_leaves_masked_files_to_the_init_when_asked(void **state
 			unit_fail("case %zu: no tmpfs on .ssh", i);
 		if (!init)
 			continue;
-		assert_int_equal(mount_plan_init_binds(&mounts), 3);
+		/* /home/u is bound onto itself (read-only under the read-only
+		 * root); proj stays bwrap's (writable under read-only). */
+		assert_int_equal(mount_plan_init_binds(&mounts), 4);
+		if (find_seq(&args, 0, end, SEQ("--bind-try", "/home/u/proj", "/home/u/proj")) < 0)
+			unit_fail("case %zu: proj is not bwrap's", i);
 		const char *const want[][2] = {
+		    {"/home/u", "/home/u"},
 		    {"/home/u/.netrc", SANDBOX_STAGE_STAND_INS "/0"},
 		    {"/home/u/proj/.env", SANDBOX_STAGE_STAND_INS "/1"},
 		    {"/home/u/proj/key.pem", SANDBOX_STAGE_EMPTY},

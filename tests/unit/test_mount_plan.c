@@ -388,7 +388,7 @@ static void mount_plan_decode_checks_the_init_binds(void **state)
 	_cleanup_mount_plan_ struct mount_plan p = {0};
 	struct mount_sink s = {.args = &args, .plan = &p, .init_binds = true};
 	struct file_id id = FILE_ID(7);
-	mount_plan_init_bind(&s, "/src", &id, "/abc");
+	mount_plan_init_bind(&s, MOUNT_READ_ONLY, "/src", &id, "/abc");
 	assert_int_equal(args.len, 0); /* nothing for bwrap */
 	_cleanup_strbuf_ struct strbuf good = STRBUF_INIT;
 	mount_plan_encode(&p, &good);
@@ -403,8 +403,8 @@ static void mount_plan_decode_checks_the_init_binds(void **state)
 		size_t at;
 		char byte;
 	} cases[] = {
-	    {AT_FLAGS, MOUNT_BY_INIT},	 /* writable */
-	    {AT_FLAGS, MOUNT_READ_ONLY}, /* a source, not the init's */
+	    {AT_FLAGS, MOUNT_BY_INIT | MOUNT_TRY}, /* -try is bwrap's */
+	    {AT_FLAGS, MOUNT_READ_ONLY},	   /* a source, not the init's */
 	    {AT_FLAGS, MOUNT_READ_ONLY | MOUNT_BY_INIT | MOUNT_STAGING},
 	    {AT_KIND, MOUNT_TMPFS}, /* not a bind */
 	    {AT_PATH + 4, 's'},	    /* source not absolute */

@@ -154,14 +154,15 @@ static void bind_masked_file(const struct bwrap_input *plan, const struct access
 			const char *name = strrchr(s->source, '/');
 			_cleanup_free_ char *staged = xasprintf("%s/%s", SANDBOX_STAGE_STAND_INS,
 								name ? name + 1 : s->source);
-			mount_plan_init_bind(out, staged, &s->id, e->path);
+			mount_plan_init_bind(out, MOUNT_READ_ONLY, staged, &s->id, e->path);
 		} else {
 			mount_plan_bind(out, MOUNT_READ_ONLY, s->source, &s->id, e->path);
 		}
 		return;
 	}
 	if (by_init)
-		mount_plan_init_bind(out, SANDBOX_STAGE_EMPTY, &plan->empty_id, e->path);
+		mount_plan_init_bind(out, MOUNT_READ_ONLY, SANDBOX_STAGE_EMPTY, &plan->empty_id,
+				     e->path);
 	else
 		mount_plan_bind(out, MOUNT_READ_ONLY, plan->empty_file, &plan->empty_id, e->path);
 }
@@ -180,22 +181,26 @@ static void render_entries(const struct bwrap_input *plan, const bool *by_init,
 			bind_copy(out, copy);
 			continue;
 		}
+		bool init = by_init && by_init[i];
 		switch (e->level) {
 		case ACCESS_RW:
-			/* -try: if the path vanished since the policy was made,
-			 * skip it instead of creating a mount point on the host;
-			 * the init then stops, as for any path that changed. */
-			mount_plan_bind(out, MOUNT_TRY, e->path, &e->id, e->path);
+		case ACCESS_RO: {
+			unsigned ro = e->level == ACCESS_RO ? MOUNT_READ_ONLY : 0;
+			if (init)
+				mount_plan_init_bind(out, ro, e->path, &e->id, e->path);
+			else
+				/* -try: if the path vanished since the policy
+				 * was made, skip it instead of creating a mount
+				 * point on the host; the init then stops, as
+				 * for any path that changed. */
+				mount_plan_bind(out, ro | MOUNT_TRY, e->path, &e->id, e->path);
 			break;
-		case ACCESS_RO:
-			mount_plan_bind(out, MOUNT_READ_ONLY | MOUNT_TRY, e->path, &e->id, e->path);
-			break;
+		}
 		case ACCESS_EXCLUDE:
 			if (e->is_dir)
 				mount_plan_tmpfs(out, e->path, BWRAP_SMALL_SIZE);
 			else
-				bind_masked_file(plan, e, by_init && by_init[i], &next_stand_in,
-						 out);
+				bind_masked_file(plan, e, init, &next_stand_in, out);
 			break;
 		}
 	}
@@ -260,11 +265,11 @@ static void render_landlock(const struct bwrap_input *plan, struct strv *args)
 		strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->localhost[i]);
 }
 
-/* Whether a masked file's path is there inside the sandbox before its own
- * mount, that is, under a bind of a host directory (or the host root)
- * rather than under a fresh tmpfs (/tmp, /run, a masked directory): the
- * init binds onto what exists, while bwrap makes the mount point on the
- * tmpfs. parent is the nearest entry above the path, or NULL. */
+/* Whether a path is there inside the sandbox before its own mount, that
+ * is, under a bind of a host directory (or the host root) rather than under
+ * a fresh tmpfs (/tmp, /run, a masked directory): the init binds onto what
+ * exists, while bwrap makes the mount point on the tmpfs. parent is the
+ * nearest entry above the path, or NULL. */
 static bool on_host_bind(const struct access_entry *parent, const char *path)
 {
 	if (parent && parent->level == ACCESS_EXCLUDE)
@@ -274,36 +279,80 @@ static bool on_host_bind(const struct access_entry *parent, const char *path)
 	       (parent && strlen(parent->path) >= strlen(base->path));
 }
 
-/* Which masked files the init binds (true at their index), or NULL when
- * none: only with a plan to carry them, never nested (no bwrap there), and
- * only where the path is there to bind onto. The policy's entries come in
- * path order, a directory's subtree right after it, so one stack of open
- * directories gives each entry its nearest parent. */
+/* Whether the init can make the entry's mount: a masked file from its
+ * staged stand-in, or a directory or file bound onto itself (the pins on
+ * the way to masked files, protected files) by cloning what is there. A
+ * clone keeps the flags of the mount it comes from, and one copied into
+ * the init's mount namespace may be locked read-only, so a writable bind
+ * under a read-only parent stays bwrap's. */
+static bool init_can_bind(const struct bwrap_input *plan, const struct access_entry *e,
+			  const struct access_entry *parent, bool root_writable)
+{
+	if (!strcmp(e->path, "/") || !on_host_bind(parent, e->path))
+		return false;
+	switch (e->level) {
+	case ACCESS_EXCLUDE:
+		return !e->is_dir;
+	case ACCESS_RO:
+		return !copy_for(plan, e->path);
+	case ACCESS_RW:
+		return !copy_for(plan, e->path) &&
+		       (parent ? parent->level == ACCESS_RW : root_writable);
+	}
+	return false;
+}
+
+/* Clears the init's binds of directories that hold path: bwrap's mount
+ * there comes first, and a clone of the directory would copy it (the mount
+ * table would then hold it twice). */
+static void leave_holders_to_bwrap(const struct policy *p, bool *by_init, const char *path)
+{
+	for (size_t j = 0; j < p->len; j++)
+		if (by_init[j] && p->entries[j].is_dir && path_is_within(path, p->entries[j].path))
+			by_init[j] = false;
+}
+
+/* Which entries the init binds (true at their index), or NULL when none:
+ * only with a plan to carry them, never nested (no bwrap there). The
+ * policy's entries come in path order, a directory's subtree right after
+ * it, so one stack of open directories gives each entry its nearest
+ * parent. A directory with anything of bwrap's beneath it (an entry, a
+ * copy, a wrapper) stays bwrap's too, so that every mount is made once. */
 static bool *init_bind_entries(const struct bwrap_input *plan, const struct mount_plan *mounts)
 {
 	if (!plan->init_binds || !mounts || plan->nested)
 		return NULL;
 	const struct policy *p = plan->policy;
-	_cleanup_free_ const struct access_entry **open = xcalloc(p->len + 1, sizeof(*open));
+	bool root_writable = false;
+	for (size_t i = 0; i < p->len; i++)
+		if (!strcmp(p->entries[i].path, "/"))
+			root_writable = p->entries[i].level == ACCESS_RW;
+	_cleanup_free_ size_t *open = xcalloc(p->len + 1, sizeof(*open));
 	_cleanup_free_ bool *by_init = xcalloc(p->len + 1, sizeof(*by_init));
 	size_t depth = 0;
-	bool any = false;
 	for (size_t i = 0; i < p->len; i++) {
 		const struct access_entry *e = &p->entries[i];
-		while (depth && !path_is_within(e->path, open[depth - 1]->path))
+		while (depth && !path_is_within(e->path, p->entries[open[depth - 1]].path))
 			depth--;
-		const struct access_entry *parent = depth ? open[depth - 1] : NULL;
-		if (e->is_dir) {
-			open[depth++] = e;
-			continue;
-		}
-		if (e->level == ACCESS_EXCLUDE && strcmp(e->path, "/") != 0 &&
-		    on_host_bind(parent, e->path)) {
-			by_init[i] = true;
-			any = true;
-		}
+		const struct access_entry *parent = depth ? &p->entries[open[depth - 1]] : NULL;
+		by_init[i] = init_can_bind(plan, e, parent, root_writable);
+		if (!by_init[i] && strcmp(e->path, "/") != 0)
+			for (size_t d = 0; d < depth; d++)
+				by_init[open[d]] = false;
+		if (e->is_dir)
+			open[depth++] = i;
 	}
-	return any ? steal_ptr(&by_init) : NULL;
+	for (size_t i = 0; i < plan->copies_len; i++)
+		leave_holders_to_bwrap(p, by_init, plan->copies[i].dest);
+	for (size_t i = 0; plan->wrappers && i < plan->wrappers->len; i++) {
+		const struct strv *targets = &plan->wrappers->items[i].targets;
+		for (size_t t = 0; t < targets->len; t++)
+			leave_holders_to_bwrap(p, by_init, targets->items[t]);
+	}
+	for (size_t i = 0; i < p->len; i++)
+		if (by_init[i])
+			return steal_ptr(&by_init);
+	return NULL;
 }
 
 size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mount_plan *mounts)

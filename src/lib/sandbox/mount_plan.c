@@ -134,20 +134,22 @@ void mount_plan_stage(struct mount_sink *s, const char *host_source, const char 
 	plan_add(s->plan, dest, MOUNT_BIND, MOUNT_READ_ONLY | MOUNT_STAGING, NULL);
 }
 
-void mount_plan_init_bind(struct mount_sink *s, const char *source, const struct file_id *id,
-			  const char *dest)
+void mount_plan_init_bind(struct mount_sink *s, unsigned flags, const char *source,
+			  const struct file_id *id, const char *dest)
 {
-	/* Not forget_hidden's scan, which would make thousands of masked
-	 * files quadratic: these are files (nothing lies beneath one), and
-	 * the policy names each path once. Should an earlier mount be at the
-	 * same path after all, its record stays and fails the check: the run
-	 * stops rather than pass. */
 	if (!s->plan)
 		return;
+	/* Masked files skip forget_hidden's scan, which would make thousands
+	 * of them quadratic: nothing lies beneath a file, and the policy
+	 * names each path once. Should an earlier mount be at the same path
+	 * after all, its record stays and fails the check: the run stops
+	 * rather than pass. */
+	if (id && id->type != S_IFREG)
+		forget_hidden(s->plan, dest);
 	append(s->plan, &(struct mount_expectation){
 			    .path = xstrdup(dest),
 			    .kind = MOUNT_BIND,
-			    .flags = MOUNT_READ_ONLY | MOUNT_BY_INIT,
+			    .flags = (flags & MOUNT_READ_ONLY) | MOUNT_BY_INIT,
 			    .id = id ? *id : (struct file_id){0},
 			    .source = xstrdup(source),
 			});
@@ -223,14 +225,13 @@ int mount_plan_decode(const void *data, size_t len, struct mount_plan *out, stru
 			return error_set(err, ERROR_SETUP, "the mount plan is truncated");
 		const unsigned char *src = at + r.path_len;
 		/* A source exactly when the init makes the bind, and then it is
-		 * a read-only bind from an absolute path. */
+		 * a bind from an absolute path. */
 		bool by_init = r.flags & MOUNT_BY_INIT;
 		if (r.kind < MOUNT_BIND || r.kind > MOUNT_PROC || (r.flags & ~PLAN_FLAGS) ||
 		    r.reserved || at[0] != '/' || memchr(at, '\0', r.path_len) ||
 		    by_init != (r.source_len > 0) ||
-		    (by_init && (r.kind != MOUNT_BIND || !(r.flags & MOUNT_READ_ONLY) ||
-				 (r.flags & MOUNT_STAGING) || src[0] != '/' ||
-				 memchr(src, '\0', r.source_len))))
+		    (by_init && (r.kind != MOUNT_BIND || (r.flags & (MOUNT_STAGING | MOUNT_TRY)) ||
+				 src[0] != '/' || memchr(src, '\0', r.source_len))))
 			return error_set(err, ERROR_SETUP,
 					 "the mount plan's record %u is malformed", i);
 		append(&plan,
@@ -437,20 +438,26 @@ static int bind_failed(struct error *err, const struct mount_expectation *e, con
 					     : strerror(errnum));
 }
 
-/* One bind: a detached clone of the staged source, made read-only, nosuid
- * and nodev like bwrap's binds before it is attached, then moved onto the
- * destination as reached without following a symlink. Each step is one
- * system call that does not look at the rest of the mount table. */
+/* One bind: a detached clone of the source with every mount beneath it
+ * (as bwrap's binds are recursive), made nosuid and nodev like bwrap's, and
+ * read-only if the plan says so, before it is attached; then moved onto
+ * the destination. Neither end is reached through a symlink. Each step is
+ * one system call that does not look at the rest of the mount table. */
 static int init_bind(const struct mount_expectation *e, struct error *err)
 {
+	_cleanup_close_ int src = open_no_symlinks(e->source);
+	if (src < 0)
+		return bind_failed(err, e, "opening its source", errno);
 	_cleanup_close_ int tree =
-	    (int)syscall(SYS_open_tree, AT_FDCWD, e->source,
-			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+	    (int)syscall(SYS_open_tree, src, "",
+			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	if (tree < 0)
 		return bind_failed(err, e, "open_tree", errno);
-	struct mount_attr attr = {.attr_set =
-				      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
-	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+	if (e->flags & MOUNT_READ_ONLY)
+		attr.attr_set |= MOUNT_ATTR_RDONLY;
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+		    sizeof(attr)) < 0)
 		return bind_failed(err, e, "mount_setattr", errno);
 	_cleanup_close_ int dest = open_no_symlinks(e->path);
 	if (dest < 0)

@@ -40,7 +40,8 @@ enum {
 	MOUNT_TRY = 4,
 	/* Made by the sandbox's init rather than bwrap (mount_plan_init_bind):
 	 * a clone of source, a path inside the sandbox, with the new mount
-	 * API, which costs the same for the thousandth bind as for the first. */
+	 * API, which costs the same for the thousandth bind as for the first
+	 * (bwrap 0.8 reads the whole mount table again for each). */
 	MOUNT_BY_INIT = 8,
 	/* Only carries sources for the init's binds (mount_plan_stage): the
 	 * init covers it once they are made, and nothing checks it. */
@@ -92,11 +93,12 @@ void mount_plan_remount_ro(struct mount_sink *s, const char *dest);
  * own directory) carries their sources in, and the init clones each one
  * onto its destination, then covers the staging binds. */
 void mount_plan_stage(struct mount_sink *s, const char *host_source, const char *dest);
-/* A read-only bind the init makes: a clone of source (under a staging
- * bind) at dest, which must then hold the object id names. Recorded only:
- * no bwrap argument. */
-void mount_plan_init_bind(struct mount_sink *s, const char *source, const struct file_id *id,
-			  const char *dest);
+/* A bind the init makes (read-only with MOUNT_READ_ONLY): a clone of
+ * source, a path inside the sandbox (staged, or dest itself), with the
+ * mounts beneath it, at dest, which must then hold the object id names.
+ * Recorded only: no bwrap argument. */
+void mount_plan_init_bind(struct mount_sink *s, unsigned flags, const char *source,
+			  const struct file_id *id, const char *dest);
 /* How many binds the plan leaves to the init. */
 size_t mount_plan_init_binds(const struct mount_plan *p);
 
