@@ -259,6 +259,8 @@ static void bwrap_render_leaves_masked_files_to_the_init_when_asked(void **state
 	    ENTRY("/home/u/proj", RW, true),
 	    ENTRY("/home/u/proj/.env", EXCLUDE, false),
 	    ENTRY("/home/u/proj/key.pem", EXCLUDE, false),
+	    ENTRY("/home/u/proj/sub", RW, true),
+	    ENTRY("/home/u/proj/sub/.env", EXCLUDE, false),
 	};
 	const struct policy p = {.entries = masked, .len = ARRAY_SIZE(masked)};
 	const struct bwrap_copy stand_ins[] = {
@@ -298,16 +300,20 @@ static void bwrap_render_leaves_masked_files_to_the_init_when_asked(void **state
 			unit_fail("case %zu: no tmpfs on .ssh", i);
 		if (!init)
 			continue;
-		/* /home/u is bound onto itself (read-only under the read-only
-		 * root); proj stays bwrap's (writable under read-only). */
-		assert_int_equal(mount_plan_init_binds(&mounts), 4);
+		/* proj stays bwrap's (writable under read-only), and so does
+		 * /home/u, which holds bwrap's tmpfs and proj; sub is bound
+		 * onto itself. */
+		assert_int_equal(mount_plan_init_binds(&mounts), 5);
 		if (find_seq(&args, 0, end, SEQ("--bind-try", "/home/u/proj", "/home/u/proj")) < 0)
 			unit_fail("case %zu: proj is not bwrap's", i);
+		if (find_seq(&args, 0, end, SEQ("--ro-bind-try", "/home/u", "/home/u")) < 0)
+			unit_fail("case %zu: /home/u is not bwrap's", i);
 		const char *const want[][2] = {
-		    {"/home/u", "/home/u"},
 		    {"/home/u/.netrc", SANDBOX_STAGE_STAND_INS "/0"},
 		    {"/home/u/proj/.env", SANDBOX_STAGE_STAND_INS "/1"},
 		    {"/home/u/proj/key.pem", SANDBOX_STAGE_EMPTY},
+		    {"/home/u/proj/sub", "/home/u/proj/sub"},
+		    {"/home/u/proj/sub/.env", SANDBOX_STAGE_EMPTY},
 		};
 		size_t k = 0;
 		for (size_t j = 0; j < mounts.len; j++) {
@@ -316,7 +322,8 @@ static void bwrap_render_leaves_masked_files_to_the_init_when_asked(void **state
 				continue;
 			assert_string_equal(e->path, want[k][0]);
 			assert_string_equal(e->source, want[k][1]);
-			assert_true(e->flags & MOUNT_READ_ONLY);
+			assert_int_equal(e->flags & MOUNT_READ_ONLY,
+					 strcmp(e->path, "/home/u/proj/sub") ? MOUNT_READ_ONLY : 0);
 			k++;
 		}
 	}
