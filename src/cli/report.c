@@ -286,16 +286,17 @@ int report_policy(int fd, const struct policy *policy, const struct policy_summa
 
 void report_init_binds(struct strbuf *sb, const struct strv *binds)
 {
-	if (!binds->len)
+	size_t n = binds->len / 3;
+	if (!n)
 		return;
-	strbuf_addf(sb, "the init binds %zu masked file%s read-only before the command starts:\n",
-		    binds->len / 2, binds->len == 2 ? "" : "s");
-	for (size_t i = 0; i + 1 < binds->len; i += 2) {
+	strbuf_addf(sb, "the init makes %zu bind%s before the command starts:\n", n,
+		    n == 1 ? "" : "s");
+	for (size_t i = 0; i + 2 < binds->len; i += 3) {
 		strbuf_addstr(sb, "  ");
 		term_escape_add(sb, binds->items[i + 1]);
 		strbuf_addstr(sb, " <- ");
 		term_escape_add(sb, binds->items[i]);
-		strbuf_addch(sb, '\n');
+		strbuf_addf(sb, ", %s\n", binds->items[i + 2]);
 	}
 }
 

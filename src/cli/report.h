@@ -41,8 +41,9 @@ void report_network(struct strbuf *sb, const struct network_config *net);
 
 /* --dry-run: "bwrap" and then one argument per line. */
 int report_dry_run(int fd, const struct strv *args);
-/* The binds the init makes instead of bwrap (source, dest pairs), for
- * --dry-run's stderr: one "dest <- source" line each, escaped. */
+/* The binds the init makes instead of bwrap (source, dest, mode
+ * triples), for --dry-run's stderr: one "dest <- source, mode" line each,
+ * escaped. */
 void report_init_binds(struct strbuf *sb, const struct strv *binds);
 
 /* The command wrappers, as `policy` prints them. */

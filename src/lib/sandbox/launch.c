@@ -559,6 +559,9 @@ int sandbox_render(const struct sandbox_spec *s, const struct sandbox_io *io,
 		if (l.mounts.items[i].flags & MOUNT_BY_INIT) {
 			strv_push(&out->init_binds, l.mounts.items[i].source);
 			strv_push(&out->init_binds, l.mounts.items[i].path);
+			strv_push(&out->init_binds, l.mounts.items[i].flags & MOUNT_READ_ONLY
+							? "read-only"
+							: "writable");
 		}
 	out->args = l.args;
 	l.args = (struct strv)STRV_INIT;

@@ -20,8 +20,8 @@ struct sandbox_rendering {
 	bool nested;	  /* a sandbox inside a sandbox: no bwrap */
 	struct strv args; /* bwrap's arguments; nested: the paths Landlock keeps writable */
 	size_t mounts;	  /* how many mounts the init would check */
-	/* The binds the init makes itself (masked files): source, dest,
-	 * source, dest, ... as the sandbox sees them. */
+	/* The binds the init makes itself: source, dest, "read-only" or
+	 * "writable", and again, as the sandbox sees them. */
 	struct strv init_binds;
 };
 
