@@ -212,4 +212,25 @@ test_a_masked_file_removed_before_the_init_binds_stops_the_run_and_leaves_nothin
 	expect_no_file .env
 }
 
+# A host socket whose server ends between the policy and the init's binds
+# leaves nothing to hide: the run goes on without that mask.
+test_a_host_socket_gone_before_the_init_binds_does_not_stop_the_run()
+{
+	make_project
+	python3 -c '
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1]); s.listen(1)
+open(sys.argv[1] + ".up", "w").close()
+time.sleep(60)' "$PWD/app.sock" &
+	echo $! >>"$T/pids"
+	i=0
+	while [ ! -e app.sock.up ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	sbx --dry-run true
+	expect_err_contains "  $PWD/app.sock <- "
+	sbx_after_policy "rm -f app.sock" -- sh -c '[ -e app.sock ] && echo there; echo ran'
+	expect_status 0
+	expect_out "ran"
+}
+
 run_tests

@@ -7,6 +7,7 @@
 #include "sandbox/bwrap.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "audit/writer.h"
 #include "base/cleanup.h"
@@ -145,6 +146,10 @@ static void render_copies_without_entry(const struct bwrap_input *plan, struct m
 static void bind_masked_file(const struct bwrap_input *plan, const struct access_entry *e,
 			     bool by_init, size_t *next_stand_in, struct mount_sink *out)
 {
+	/* A host socket may go away (its server ended) before the init
+	 * binds: nothing is left to hide then, and one bound there again
+	 * during the run stops it (socket_watch.c). */
+	unsigned flags = MOUNT_READ_ONLY | (e->id.type == S_IFSOCK ? MOUNT_OPTIONAL : 0);
 	const struct bwrap_copy *s =
 	    *next_stand_in < plan->stand_ins_len ? &plan->stand_ins[*next_stand_in] : NULL;
 	if (s && !strcmp(s->dest, e->path)) {
@@ -154,15 +159,14 @@ static void bind_masked_file(const struct bwrap_input *plan, const struct access
 			const char *name = strrchr(s->source, '/');
 			_cleanup_free_ char *staged = xasprintf("%s/%s", SANDBOX_STAGE_STAND_INS,
 								name ? name + 1 : s->source);
-			mount_plan_init_bind(out, MOUNT_READ_ONLY, staged, &s->id, e->path);
+			mount_plan_init_bind(out, flags, staged, &s->id, e->path);
 		} else {
 			mount_plan_bind(out, MOUNT_READ_ONLY, s->source, &s->id, e->path);
 		}
 		return;
 	}
 	if (by_init)
-		mount_plan_init_bind(out, MOUNT_READ_ONLY, SANDBOX_STAGE_EMPTY, &plan->empty_id,
-				     e->path);
+		mount_plan_init_bind(out, flags, SANDBOX_STAGE_EMPTY, &plan->empty_id, e->path);
 	else
 		mount_plan_bind(out, MOUNT_READ_ONLY, plan->empty_file, &plan->empty_id, e->path);
 }

@@ -149,7 +149,7 @@ void mount_plan_init_bind(struct mount_sink *s, unsigned flags, const char *sour
 	append(s->plan, &(struct mount_expectation){
 			    .path = xstrdup(dest),
 			    .kind = MOUNT_BIND,
-			    .flags = (flags & MOUNT_READ_ONLY) | MOUNT_BY_INIT,
+			    .flags = (flags & (MOUNT_READ_ONLY | MOUNT_OPTIONAL)) | MOUNT_BY_INIT,
 			    .id = id ? *id : (struct file_id){0},
 			    .source = xstrdup(source),
 			});
@@ -460,6 +460,8 @@ static int init_bind(const struct mount_expectation *e, struct error *err)
 		    sizeof(attr)) < 0)
 		return bind_failed(err, e, "mount_setattr", errno);
 	_cleanup_close_ int dest = open_no_symlinks(e->path);
+	if (dest < 0 && errno == ENOENT && (e->flags & MOUNT_OPTIONAL))
+		return 0; /* nothing there to hide; the check agrees */
 	if (dest < 0)
 		return bind_failed(err, e, "opening it", errno);
 	if (syscall(SYS_move_mount, tree, "", dest, "",

@@ -30,9 +30,10 @@ enum mount_kind {
 enum {
 	MOUNT_READ_ONLY = 1, /* the mount must be read-only */
 	/* Nothing there is fine too. Only for sources the sandbox cannot
-	 * touch (parts of /proc): a policy path missing at the check may
-	 * mean its mount went through a symlink swapped in and out, to
-	 * land elsewhere. */
+	 * touch (parts of /proc), and for the init's masks of host sockets,
+	 * which it never makes through a symlink: a bwrap mount's path
+	 * missing at the check may mean it went through a symlink swapped in
+	 * and out, to land elsewhere. */
 	MOUNT_OPTIONAL = 2,
 	/* Rendered as -try: bwrap skips the mount, instead of creating a
 	 * mount point on the host, when the source is gone. The check still
@@ -93,7 +94,8 @@ void mount_plan_remount_ro(struct mount_sink *s, const char *dest);
  * own directory) carries their sources in, and the init clones each one
  * onto its destination, then covers the staging binds. */
 void mount_plan_stage(struct mount_sink *s, const char *host_source, const char *dest);
-/* A bind the init makes (read-only with MOUNT_READ_ONLY): a clone of
+/* A bind the init makes (read-only with MOUNT_READ_ONLY; skipped and
+ * not required when nothing is there with MOUNT_OPTIONAL): a clone of
  * source, a path inside the sandbox (staged, or dest itself), with the
  * mounts beneath it, at dest, which must then hold the object id names.
  * Recorded only: no bwrap argument. */
