@@ -233,4 +233,30 @@ time.sleep(60)' "$PWD/app.sock" &
 	expect_out "ran"
 }
 
+# A host socket in another user's private directory: the sandbox's user
+# cannot reach it, so there is nothing to hide and nothing to stop for.
+test_a_host_socket_the_sandbox_cannot_reach_does_not_stop_the_run()
+{
+	[ "$(id -u)" -eq 0 ] || skip "needs root to make a directory of another user"
+	make_project
+	mkdir private
+	python3 -c '
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1]); s.listen(1)
+os.chown(os.path.dirname(sys.argv[1]), 65534, 65534)
+os.chmod(os.path.dirname(sys.argv[1]), 0o700)
+open(sys.argv[1] + ".up", "w").close()
+time.sleep(60)' "$PWD/private/app.sock" &
+	echo $! >>"$T/pids"
+	i=0
+	while [ ! -e private/app.sock.up ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	sbx --dry-run true
+	expect_err_contains "  $PWD/private/app.sock <- "
+	sbx -- sh -c 'ls private 2>&1; echo ran'
+	expect_status 0
+	expect_out_contains "Permission denied"
+	expect_out_contains "ran"
+}
+
 run_tests

@@ -339,6 +339,15 @@ static int open_no_symlinks(const char *path)
 	return fd;
 }
 
+/* An optional mount's path that is gone, or that the sandbox's user
+ * cannot reach (a socket in another user's private directory, under a
+ * bound /tmp): the command, with no more rights than the init, cannot reach
+ * it either. */
+static bool out_of_reach(const struct mount_expectation *e, int errnum)
+{
+	return (e->flags & MOUNT_OPTIONAL) && (errnum == ENOENT || errnum == EACCES);
+}
+
 static const char *type_name(uint32_t type)
 {
 	switch (type) {
@@ -377,7 +386,7 @@ static int verify_one(const struct mount_expectation *e, struct error *err)
 		return differs(err, e, "no identity was recorded for its source");
 	_cleanup_close_ int fd = open_no_symlinks(e->path);
 	if (fd < 0) {
-		if (errno == ENOENT && (e->flags & MOUNT_OPTIONAL))
+		if (out_of_reach(e, errno))
 			return 0;
 		return differs(err, e, "%s",
 			       errno == ELOOP	  ? "a symlink lies on the way"
@@ -460,7 +469,7 @@ static int init_bind(const struct mount_expectation *e, struct error *err)
 		    sizeof(attr)) < 0)
 		return bind_failed(err, e, "mount_setattr", errno);
 	_cleanup_close_ int dest = open_no_symlinks(e->path);
-	if (dest < 0 && errno == ENOENT && (e->flags & MOUNT_OPTIONAL))
+	if (dest < 0 && out_of_reach(e, errno))
 		return 0; /* nothing there to hide; the check agrees */
 	if (dest < 0)
 		return bind_failed(err, e, "opening it", errno);
