@@ -208,7 +208,7 @@ test_a_masked_file_removed_before_the_init_binds_stops_the_run_and_leaves_nothin
 	sbx_after_policy "rm .env" -- sh -c 'echo ran'
 	expect_status 1
 	expect_out ""
-	expect_err_contains "making the bind at $PWD/.env failed"
+	expect_err_contains "mount check failed at $PWD/.env"
 	expect_no_file .env
 }
 

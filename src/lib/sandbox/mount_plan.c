@@ -435,16 +435,15 @@ static int verify_one(const struct mount_expectation *e, struct error *err)
 	return 0;
 }
 
+/* Said as the check says it: whichever step meets the change, the
+ * outcome is the same. */
 static int bind_failed(struct error *err, const struct mount_expectation *e, const char *what,
 		       int errnum)
 {
-	return error_set(err, ERROR_SETUP,
-			 "making the bind at %s failed: %s: %s; it may have changed between the "
-			 "policy and the mount, so nothing was run",
-			 e->path, what,
-			 errnum == ELOOP     ? "a symlink lies on the way"
-			 : errnum == ENOTDIR ? "a symlink or file lies on the way"
-					     : strerror(errnum));
+	return differs(err, e, "%s: %s", what,
+		       errnum == ELOOP	   ? "a symlink lies on the way"
+		       : errnum == ENOTDIR ? "a symlink or file lies on the way"
+					   : strerror(errnum));
 }
 
 /* One bind: a detached clone of the source with every mount beneath it
