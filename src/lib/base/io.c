@@ -94,3 +94,31 @@ void io_each_entry(const char *dir, void (*fn)(const char *path, const char *nam
 	}
 	closedir(d);
 }
+
+void io_close_later(int fd)
+{
+	int sync[2];
+	if (fd < 0)
+		return;
+	if (pipe2(sync, O_CLOEXEC) < 0) {
+		close(fd);
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(sync[1]);
+		char c;
+		/* Until the caller has dropped its reference (or exited). */
+		while (read(sync[0], &c, 1) < 0 && errno == EINTR)
+			;
+		/* Nothing of the caller's (a pipe it waits on) stays open. */
+		if (fd > 0)
+			close_range(0, (unsigned)fd - 1, 0);
+		close_range((unsigned)fd + 1, ~0U, 0);
+		close(fd);
+		_exit(0);
+	}
+	close(fd);
+	close(sync[0]);
+	close(sync[1]);
+}

@@ -20,3 +20,10 @@ int read_fd(int fd, size_t max, char **out, size_t *len);
  * as dir/name and name; a directory that cannot be opened has none. */
 void io_each_entry(const char *dir, void (*fn)(const char *path, const char *name, void *data),
 		   void *data);
+
+/* Closes an inotify (or other slow-to-close) descriptor without waiting:
+ * the kernel retires an inotify instance's watches after a grace period
+ * that close() and exit() wait for (10 to 30 ms, on the way out of every
+ * run). A child holding the last reference closes it after the caller has
+ * dropped its own, so neither waits. Falls back to close(). */
+void io_close_later(int fd);

@@ -172,25 +172,55 @@ static void guard_target_drop_last(struct guard_plan *plan)
 	free(t->content);
 }
 
-struct match_list {
-	const char *segment;
-	struct guard_target *target;
+/* The names in directories the globs look into, read once each: many
+ * globs share a directory (the agents' settings in ~/.claude). */
+struct dir_listing {
+	char *dir;
+	struct strv names;
 };
 
-static void add_match(const char *path, const char *name, void *data)
+struct listings {
+	struct dir_listing *items;
+	size_t len;
+};
+
+static void add_name(const char *path, const char *name, void *data)
 {
-	struct match_list *m = data;
-	struct guard_target *t = m->target;
-	if (!pattern_match_segment(m->segment, name))
-		return;
-	t->present = xreallocarray(t->present, t->present_len + 1, sizeof(char *));
-	t->present[t->present_len++] = xstrdup(name);
+	(void)path;
+	strv_push(data, name);
 }
 
-static void list_matches(const char *dir, const char *segment, struct guard_target *t)
+static const struct strv *listing_of(struct listings *l, const char *dir)
 {
-	struct match_list m = {.segment = segment, .target = t};
-	io_each_entry(dir, add_match, &m);
+	for (size_t i = 0; i < l->len; i++)
+		if (!strcmp(l->items[i].dir, dir))
+			return &l->items[i].names;
+	l->items = xreallocarray(l->items, l->len + 1, sizeof(*l->items));
+	struct dir_listing *d = &l->items[l->len++];
+	*d = (struct dir_listing){.dir = xstrdup(dir), .names = STRV_INIT};
+	io_each_entry(dir, add_name, &d->names);
+	return &d->names;
+}
+
+static void listings_release(struct listings *l)
+{
+	for (size_t i = 0; i < l->len; i++) {
+		free(l->items[i].dir);
+		strv_release(&l->items[i].names);
+	}
+	free(l->items);
+}
+
+static void list_matches(struct listings *l, const char *dir, const char *segment,
+			 struct guard_target *t)
+{
+	const struct strv *names = listing_of(l, dir);
+	for (size_t i = 0; i < names->len; i++) {
+		if (!pattern_match_segment(segment, names->items[i]))
+			continue;
+		t->present = xreallocarray(t->present, t->present_len + 1, sizeof(char *));
+		t->present[t->present_len++] = xstrdup(names->items[i]);
+	}
 }
 
 static char *parent_of(const char *path)
@@ -219,6 +249,7 @@ static void pin_content(struct guard_target *t, const char *path)
 void guard_plan_build(const struct policy *p, struct guard_plan *out)
 {
 	*out = (struct guard_plan){0};
+	struct listings listings = {0};
 	for (size_t i = 0; i < p->absent_len; i++) {
 		const struct absent_entry *a = &p->absent[i];
 		if (!is_guarded_level(a->level))
@@ -239,8 +270,9 @@ void guard_plan_build(const struct policy *p, struct guard_plan *out)
 		_cleanup_free_ char *rest =
 		    *dir_rest ? xasprintf("%s/%s", dir_rest, g->segment) : xstrdup(g->segment);
 		if (add_target(out, root->path, rest, true, g->rule))
-			list_matches(g->dir, g->segment, &out->targets[out->len - 1]);
+			list_matches(&listings, g->dir, g->segment, &out->targets[out->len - 1]);
 	}
+	listings_release(&listings);
 	for (size_t i = 0; i < p->pinned_len; i++) {
 		const struct pinned_entry *e = &p->pinned[i];
 		_cleanup_free_ char *dir = parent_of(e->path);
@@ -1093,35 +1125,6 @@ const char *guard_quarantine_dir(const struct guard *g)
 	return g->quarantine_dir;
 }
 
-/* Closing an inotify instance waits for the kernel to retire its watches
- * (a grace period: milliseconds, on the way out of every run). A child
- * process holding the last reference closes it after we are gone, once we
- * have dropped ours. */
-static void close_later(int fd)
-{
-	int sync[2];
-	if (pipe2(sync, O_CLOEXEC) < 0) {
-		close(fd);
-		return;
-	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(sync[1]);
-		char c;
-		while (read(sync[0], &c, 1) < 0 && errno == EINTR)
-			;
-		/* Nothing of the caller's (a pipe it waits on) stays open. */
-		if (fd > 0)
-			close_range(0, (unsigned)fd - 1, 0);
-		close_range((unsigned)fd + 1, ~0U, 0);
-		close(fd);
-		_exit(0);
-	}
-	close(fd);
-	close(sync[0]);
-	close(sync[1]);
-}
-
 void guard_free(struct guard *g)
 {
 	if (!g)
@@ -1151,7 +1154,7 @@ void guard_free(struct guard *g)
 	}
 	free(g->rules);
 	if (g->inotify_fd >= 0)
-		close_later(g->inotify_fd);
+		io_close_later(g->inotify_fd);
 	if (g->timer_fd >= 0)
 		close(g->timer_fd);
 	if (g->epoll_fd >= 0)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/io.h"
 #include "base/inotify_events.h"
 #include "base/output.h"
 #include "base/xalloc.h"
@@ -267,8 +268,7 @@ void secret_watch_free(struct secret_watch *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0)
-		close(w->fd);
+	io_close_later(w->fd);
 	for (size_t i = 0; w->made && i < w->files.len; i++)
 		unlink(w->files.items[i]);
 	if (w->made && w->dir)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/io.h"
 #include "base/inotify_events.h"
 #include "base/output.h"
 #include "base/term_escape.h"
@@ -137,8 +138,7 @@ void socket_watch_free(struct socket_watch *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0)
-		close(w->fd);
+	io_close_later(w->fd);
 	for (size_t i = 0; i < w->len; i++)
 		free(w->items[i].path);
 	free(w->items);
