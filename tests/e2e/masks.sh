@@ -259,4 +259,41 @@ time.sleep(60)' "$PWD/private/app.sock" &
 	expect_out_contains "ran"
 }
 
+# The init makes binds with a capability before the sandbox is finished:
+# nothing of the command's environment may load code into it. A preload
+# library set for the command runs in the command only, after the binds.
+test_a_preload_library_loads_into_the_command_not_the_init()
+{
+	make_project
+	command -v cc >/dev/null || skip "no C compiler"
+	mkdir -p .git/hooks
+	echo '#!/bin/sh' >.git/hooks/pre-commit
+	cat >preload.c <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+__attribute__((constructor)) static void attempt(void)
+{
+	char comm[64] = "", line[128];
+	int fd = open("/proc/self/comm", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : 0;
+	comm[n > 0 ? n - 1 : 0] = '\0';
+	close(open(".git/hooks/pre-commit", O_WRONLY | O_TRUNC));
+	snprintf(line, sizeof(line), "%s %d\n", comm, (int)getpid());
+	fd = open("preload.log", O_WRONLY | O_APPEND | O_CREAT, 0644);
+	if (fd >= 0 && write(fd, line, strlen(line)) < 0)
+		close(fd);
+	close(fd);
+}
+C
+	cc -shared -fPIC -o preload.so preload.c || fail "cc failed"
+	sbx --env "LD_PRELOAD=$PWD/preload.so" -- sh -c 'echo ran'
+	expect_status 0
+	expect_out "ran"
+	[ -s preload.log ] || fail "the library did not load into the command"
+	grep -qv '^sh ' preload.log && fail "it loaded elsewhere: $(cat preload.log)"
+	expect_content .git/hooks/pre-commit '#!/bin/sh'
+}
+
 run_tests

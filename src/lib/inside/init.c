@@ -157,7 +157,9 @@ struct command_hardening {
 	size_t sockets_len;
 	uint16_t *tcp_connect;
 	size_t tcp_connect_len;
-	unsigned pids; /* 0: no limit */
+	unsigned pids;	    /* 0: no limit */
+	char **command_env; /* NAME=VALUE, for the command only */
+	size_t command_env_len;
 };
 
 /* The layers that hold the command but not the init: the init keeps its
@@ -226,6 +228,9 @@ static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long 
 		_exit(EXIT_SETUP);
 	limit_pids(cl->pids);
 	restrict_command(cl);
+	for (size_t i = 0; i < cl->command_env_len; i++)
+		if (putenv(cl->command_env[i]) != 0)
+			_exit(EXIT_SETUP);
 
 	execvp(command[0], command);
 	int saved = errno;
@@ -309,6 +314,7 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	    .writable = xcalloc((size_t)argc, sizeof(char *)),
 	    .sockets = xcalloc((size_t)argc, sizeof(char *)),
 	    .tcp_connect = xcalloc((size_t)argc, sizeof(uint16_t)),
+	    .command_env = xcalloc((size_t)argc, sizeof(char *)),
 	};
 	for (; arg < argc && strcmp(argv[arg], "--") != 0; arg++) {
 		if (!strncmp(argv[arg], MOUNT_PLAN_ARG, strlen(MOUNT_PLAN_ARG)))
@@ -328,6 +334,10 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 			landlock_off = true;
 		else if (!strncmp(argv[arg], LANDLOCK_SOCKET_ARG, strlen(LANDLOCK_SOCKET_ARG)))
 			cl.sockets[cl.sockets_len++] = argv[arg] + strlen(LANDLOCK_SOCKET_ARG);
+		else if (!strncmp(argv[arg], COMMAND_ENV_ARG, strlen(COMMAND_ENV_ARG)) &&
+			 strchr(argv[arg] + strlen(COMMAND_ENV_ARG), '=') &&
+			 argv[arg][strlen(COMMAND_ENV_ARG)] != '=')
+			cl.command_env[cl.command_env_len++] = argv[arg] + strlen(COMMAND_ENV_ARG);
 		else if (!strncmp(argv[arg], PIDS_ARG, strlen(PIDS_ARG)))
 			cl.pids = (unsigned)parse_number(argv[arg] + strlen(PIDS_ARG), 1 << 22);
 		else

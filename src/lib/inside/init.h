@@ -5,7 +5,7 @@
 #pragma once
 
 /* argv: SANDBOX_SELF SANDBOX_INIT_ARG READY_FD STDERR_FD IGNORED_MASK
- * --mounts=FD (--seccomp=FD | --no-seccomp) [--forward=SPEC] [--pids=N]
+ * --mounts=FD (--seccomp=FD | --no-seccomp) [--forward=SPEC] [--pids=N] [--command-env=N=V...]
  * (--landlock-rw=PATH... [--landlock-connect=PORT...] | --no-landlock) -- CMD...
  * Never returns. */
 /* The sealed memfd with the mount plan (mount_plan.h): the init checks
@@ -26,6 +26,9 @@
 #define LANDLOCK_SOCKET_ARG "--landlock-socket="
 /* How many processes the command may have at once (RLIMIT_NPROC). */
 #define PIDS_ARG "--pids="
+/* A variable of the dynamic loader's, set for the command only: the init
+ * itself never runs with one. */
+#define COMMAND_ENV_ARG "--command-env="
 
 _Noreturn void sandbox_init_main(int argc, char **argv);
 

@@ -409,11 +409,6 @@ size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mo
 		if (policy_base_mounts[i].kind == BASE_DEV)
 			mount_plan_remount_ro(&out, policy_base_mounts[i].path);
 
-	for (char *const *e = plan->loader_env; e && *e; e++) {
-		_cleanup_free_ char *name = xstrndup(*e, strcspn(*e, "="));
-		const char *eq = strchr(*e, '=');
-		add3(args, "--setenv", name, eq ? eq + 1 : "");
-	}
 	add3(args, "--setenv", "AGENT_SANDBOX", "1");
 	if (plan->net)
 		render_network_env(plan->net, args);
@@ -431,6 +426,12 @@ size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mo
 		add(args, SECCOMP_OFF_ARG);
 	if (plan->pids)
 		strv_pushf(args, "%s%u", PIDS_ARG, plan->pids);
+	/* The loader's variables (LD_PRELOAD, GLIBC_TUNABLES, ...) are the
+	 * command's alone: set in bwrap's environment they would load code
+	 * into the init, which runs before the sandbox is finished and holds
+	 * a capability until then. The init sets them for the command. */
+	for (char *const *e = plan->loader_env; e && *e; e++)
+		strv_pushf(args, "%s%s", COMMAND_ENV_ARG, *e);
 	if (plan->net)
 		strv_push_owned(args, forward_spec(plan->net));
 	render_landlock(plan, args);

@@ -52,11 +52,11 @@ struct bwrap_input {
 	const char *audit_socket;	     /* host path of the audit socket, or NULL */
 	const struct wrapper_plan *wrappers; /* NULL for none */
 	bool nested;			     /* keep the outer sandbox's /run/agent-sandbox */
-	char *const *loader_env;	     /* NAME=VALUE set only inside (env_split_loader) */
-	const struct hardening *hardening;   /* Landlock for the init to apply; NULL: none */
-	unsigned long long tmp_size;	     /* bytes of /tmp; 0: BWRAP_TMP_DEFAULT */
-	unsigned pids;			     /* processes the command may have; 0: no limit */
-	const struct bwrap_copy *copies;     /* shown in place of the host's files */
+	char *const *loader_env;	   /* NAME=VALUE for the command only (env_split_loader) */
+	const struct hardening *hardening; /* Landlock for the init to apply; NULL: none */
+	unsigned long long tmp_size;	   /* bytes of /tmp; 0: BWRAP_TMP_DEFAULT */
+	unsigned pids;			   /* processes the command may have; 0: no limit */
+	const struct bwrap_copy *copies;   /* shown in place of the host's files */
 	size_t copies_len;
 	/* Each masked file's own empty stand-in, in policy order (see
 	 * secret_watch.h); a masked file without one gets empty_file. */
