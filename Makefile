@@ -92,6 +92,11 @@ $(BUILD)/bench/secret_scan: bench/secret_scan.c $(LIB_OBJ)
 	mkdir -p $(BUILD)/bench
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
+# The seccomp filters' cost per run: `make build/bench/seccomp && build/bench/seccomp`.
+$(BUILD)/bench/seccomp: bench/seccomp.c $(LIB_OBJ)
+	mkdir -p $(BUILD)/bench
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
 deps:
 	tests/install-deps
 
