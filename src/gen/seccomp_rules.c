@@ -72,50 +72,62 @@ static const unsigned long namespace_flags[] = {
 
 DEFINE_CLEANUP_PTR_FUNC(scmp_filter_ctx, seccomp_release)
 
-/* The architecture is the generator's own, which is the target's: it is
- * built with the same compiler as agent-sandbox. */
-static int add_compat_arches(scmp_filter_ctx ctx)
+/* The native architecture is the generator's own, which is the target's:
+ * it is built with the same compiler as agent-sandbox. The compat ones are
+ * what that kernel also runs. */
+static size_t filter_arches(uint32_t arches[3])
 {
 	uint32_t native = seccomp_arch_native();
-	int r = 0;
+	size_t n = 0;
+	arches[n++] = native;
 	if (native == SCMP_ARCH_X86_64) {
-		r = seccomp_arch_add(ctx, SCMP_ARCH_X86);
-		if (r == 0 || r == -EEXIST)
-			r = seccomp_arch_add(ctx, SCMP_ARCH_X32);
+		arches[n++] = SCMP_ARCH_X86;
+		arches[n++] = SCMP_ARCH_X32;
 	} else if (native == SCMP_ARCH_AARCH64) {
-		r = seccomp_arch_add(ctx, SCMP_ARCH_ARM);
+		arches[n++] = SCMP_ARCH_ARM;
 	}
-	return r == -EEXIST ? 0 : r;
+	return n;
 }
 
-static int new_filter(scmp_filter_ctx *out, const char **what)
+/* A filter for ARCH alone. */
+static int new_filter(uint32_t arch, scmp_filter_ctx *out, const char **what)
 {
 	*out = seccomp_init(SCMP_ACT_ALLOW);
 	if (!*out) {
 		*what = "creating the filter";
 		return -ENOMEM;
 	}
-	int r = add_compat_arches(*out);
+	uint32_t native = seccomp_arch_native();
+	if (arch == native)
+		return 0;
+	int r = seccomp_arch_add(*out, arch);
+	if (r == 0)
+		r = seccomp_arch_remove(*out, native);
 	if (r < 0)
-		*what = "adding architectures to the filter";
+		*what = "choosing the filter's architecture";
 	return r;
 }
 
-/* A system call this libseccomp or architecture does not know is skipped:
- * a program cannot make a call that does not exist. */
-static int deny(scmp_filter_ctx ctx, const char *name, int errnum, unsigned n_args,
+/* A system call this libseccomp or the filter's architecture does not know
+ * is skipped: a program cannot make a call that does not exist. (Handing
+ * libseccomp a rule for a call an architecture lacks, such as socketcall
+ * on x32, made it drop the load of the system call number and let every
+ * call through.) */
+static int deny(scmp_filter_ctx ctx, uint32_t arch, const char *name, int errnum, unsigned n_args,
 		const struct scmp_arg_cmp *args, const char **what)
 {
-	int nr = seccomp_syscall_resolve_name(name);
-	if (nr == __NR_SCMP_ERROR)
+	if (seccomp_syscall_resolve_name_arch(arch, name) < 0)
 		return 0;
+	/* libseccomp takes the native number (or its stand-in for a call
+	 * only another architecture has) and translates it. */
+	int nr = seccomp_syscall_resolve_name(name);
 	int r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(errnum), nr, n_args, args);
 	if (r < 0)
 		*what = name;
 	return r;
 }
 
-static int add_sandbox_rules(scmp_filter_ctx ctx, const char **what)
+static int add_sandbox_rules(scmp_filter_ctx ctx, uint32_t arch, const char **what)
 {
 	/* Only the low 32 bits of an ioctl request are compared, as the
 	 * kernel does, so that setting high bits cannot slip past. */
@@ -123,12 +135,12 @@ static int add_sandbox_rules(scmp_filter_ctx ctx, const char **what)
 	for (size_t i = 0; i < ARRAY_SIZE(denied_ioctls); i++) {
 		struct scmp_arg_cmp cmp =
 		    SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffu, denied_ioctls[i]);
-		int r = deny(ctx, "ioctl", EPERM, 1, &cmp, what);
+		int r = deny(ctx, arch, "ioctl", EPERM, 1, &cmp, what);
 		if (r < 0)
 			return r;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(denied_syscalls); i++) {
-		int r = deny(ctx, denied_syscalls[i], EPERM, 0, NULL, what);
+		int r = deny(ctx, arch, denied_syscalls[i], EPERM, 0, NULL, what);
 		if (r < 0)
 			return r;
 	}
@@ -140,14 +152,14 @@ static int add_sandbox_rules(scmp_filter_ctx ctx, const char **what)
 	for (size_t i = 0; i < ARRAY_SIZE(namespace_flags); i++) {
 		unsigned long flag = namespace_flags[i];
 		struct scmp_arg_cmp cmp = SCMP_A0_64(SCMP_CMP_MASKED_EQ, flag, flag);
-		int r = deny(ctx, "unshare", EPERM, 1, &cmp, what);
+		int r = deny(ctx, arch, "unshare", EPERM, 1, &cmp, what);
 		if (r == 0)
-			r = deny(ctx, "clone", EPERM, 1, &cmp, what);
+			r = deny(ctx, arch, "clone", EPERM, 1, &cmp, what);
 		if (r < 0)
 			return r;
 	}
 	/* clone3 passes its flags in a structure the filter cannot read. */
-	return deny(ctx, "clone3", ENOSYS, 0, NULL, what);
+	return deny(ctx, arch, "clone3", ENOSYS, 0, NULL, what);
 }
 
 /* SCMP_A0_32 without its half-initialised struct (clang warns): the low
@@ -158,48 +170,65 @@ static struct scmp_arg_cmp compare_low32(unsigned arg, uint32_t value)
 	    .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = value};
 }
 
-static int add_no_inet_rules(scmp_filter_ctx ctx, const char **what)
+static int add_no_inet_rules(scmp_filter_ctx ctx, uint32_t arch, const char **what)
 {
 	static const int families[] = {AF_INET, AF_INET6, AF_PACKET};
 	for (size_t i = 0; i < ARRAY_SIZE(families); i++) {
 		struct scmp_arg_cmp cmp = compare_low32(0, (uint32_t)families[i]);
-		int r = deny(ctx, "socket", EPERM, 1, &cmp, what);
+		int r = deny(ctx, arch, "socket", EPERM, 1, &cmp, what);
 		if (r < 0)
 			return r;
 	}
 	/* 32-bit x86 can also create sockets through socketcall, whose
 	 * arguments are in memory: refuse its socket() form outright. */
 	struct scmp_arg_cmp cmp = compare_low32(0, SYS_SOCKET);
-	return deny(ctx, "socketcall", EPERM, 1, &cmp, what);
+	return deny(ctx, arch, "socketcall", EPERM, 1, &cmp, what);
+}
+
+/* Each architecture gets a filter of its own with the rules that exist
+ * there; they are merged into one program that checks the architecture
+ * first. */
+static int build(unsigned flags, scmp_filter_ctx *out, const char **what)
+{
+	uint32_t arches[3];
+	size_t n = filter_arches(arches);
+	_cleanup_(seccomp_releasep) scmp_filter_ctx all = NULL;
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
+		int r = new_filter(arches[i], &ctx, what);
+		if (r == 0 && (flags & SECCOMP_COMMAND_SANDBOX_RULES))
+			r = add_sandbox_rules(ctx, arches[i], what);
+		if (r == 0 && (flags & SECCOMP_COMMAND_NO_INET))
+			r = add_no_inet_rules(ctx, arches[i], what);
+		if (r < 0)
+			return r;
+		if (!all) {
+			all = steal_ptr(&ctx);
+			continue;
+		}
+		/* seccomp_merge releases what it merges, on success only. */
+		r = seccomp_merge(all, ctx);
+		if (r < 0) {
+			*what = "merging the architectures' filters";
+			return r;
+		}
+		ctx = NULL;
+	}
+	*out = steal_ptr(&all);
+	return 0;
 }
 
 int seccomp_rules_sandbox(scmp_filter_ctx *out, const char **what)
 {
-	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
-	int r = new_filter(&ctx, what);
-	if (r == 0)
-		r = add_sandbox_rules(ctx, what);
-	if (r < 0)
-		return r;
-	*out = steal_ptr(&ctx);
-	return 0;
+	return build(SECCOMP_COMMAND_SANDBOX_RULES, out, what);
 }
 
 int seccomp_rules_command(unsigned flags, scmp_filter_ctx *out, const char **what)
 {
-	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
-	int r = new_filter(&ctx, what);
 	/* A nested run stacks the whole list again: the outer filter holds
 	 * it already, but a filter is cheap and this one does not depend on
 	 * how the outer sandbox was started. */
-	if (r == 0 && (flags & SECCOMP_COMMAND_SANDBOX_RULES))
-		r = add_sandbox_rules(ctx, what);
-	if (r == 0 && (flags & SECCOMP_COMMAND_NO_INET))
-		r = add_no_inet_rules(ctx, what);
-	if (r < 0)
-		return r;
-	*out = steal_ptr(&ctx);
-	return 0;
+	return build(flags, out, what);
 }
 
 /* libseccomp of this age exports only to a file descriptor. */
