@@ -8,7 +8,8 @@
 #   make check        the whole suite: unit and end-to-end, normal and sanitized
 #   make fuzz         build the libFuzzer targets into build/fuzz/
 #   make bench        start-up against raw bwrap; secret scan against find;
-#                     start-up with and without the masked-file watch
+#                     start-up with and without the masked-file watch;
+#                     preparing and loading the seccomp filters
 #   make deps         install the Debian packages needed to build and test
 #   make format       apply .clang-format; make format-check fails on drift
 
@@ -110,16 +111,17 @@ fuzz:
 build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_OBJ)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
-bench: all
+bench: all $(BUILD)/bench/seccomp
 	bench/run
 	bench/secret-scan
 	bench/secret-watch
+	$(BUILD)/bench/seccomp
 
 $(BUILD)/bench/secret_scan: bench/secret_scan.c $(LIB_OBJ)
 	mkdir -p $(BUILD)/bench
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
-# The seccomp filters' cost per run: `make build/bench/seccomp && build/bench/seccomp`.
+# The seccomp filters' cost per run: build/bench/seccomp [RUNS].
 $(BUILD)/bench/seccomp: bench/seccomp.c $(LIB_OBJ)
 	mkdir -p $(BUILD)/bench
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
