@@ -8,7 +8,8 @@
 #   make check        the whole suite: unit and end-to-end, normal and sanitized
 #   make fuzz         build the libFuzzer targets into build/fuzz/
 #   make bench        start-up against raw bwrap; secret scan against find;
-#                     start-up with and without the masked-file watch
+#                     start-up with and without the masked-file watch;
+#                     preparing and loading the seccomp filters
 #   make deps         install the Debian packages needed to build and test
 #   make format       apply .clang-format; make format-check fails on drift
 
@@ -16,15 +17,19 @@ VERSION := 0.1.0
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 BUILD ?= build
-PKGS := json-c libseccomp libmd
+PKGS := json-c libmd
+# libseccomp is needed at build time only: src/gen/seccomp_gen compiles the
+# seccomp filters into C that the library carries (see "Generated" below).
+SECCOMP_PKG := libseccomp
 
 WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wno-unused-parameter
 CFLAGS ?= -O2 -g -D_FORTIFY_SOURCE=2
 ALL_CPPFLAGS := -D_GNU_SOURCE -DAGENT_SANDBOX_VERSION='"$(VERSION)"' -Isrc/lib -Isrc $(CPPFLAGS)
 ALL_CFLAGS := -std=gnu17 $(WARNINGS) -fstack-protector-strong \
-	$(shell $(PKG_CONFIG) --cflags $(PKGS)) $(CFLAGS)
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) $(SECCOMP_PKG)) $(CFLAGS)
 LDLIBS ?= $(shell $(PKG_CONFIG) --libs $(PKGS))
+SECCOMP_LDLIBS ?= $(shell $(PKG_CONFIG) --libs $(SECCOMP_PKG))
 
 # libagent-sandbox.a holds everything but the command line; the binary is
 # src/cli/ linked against it, and so are the tests, fuzzers and benchmarks.
@@ -44,7 +49,7 @@ all: $(BUILD)/agent-sandbox
 $(BUILD)/agent-sandbox: $(BUILD)/obj/cli/main.o $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(LIB_A): $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+$(LIB_A): $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/gen/seccomp_programs.o
 	rm -f $@
 	$(AR) rcs $@ $^
 
@@ -52,11 +57,32 @@ $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+# Generated: the seccomp filters' BPF programs, from the rules in
+# src/gen/seccomp_rules.c. The generator is built with $(CC), like the
+# binary, so the programs are for the architecture agent-sandbox runs on (a
+# cross build needs an emulator to run it, and fails loudly without one).
+SECCOMP_RULES_OBJ := $(BUILD)/obj/gen/seccomp_rules.o
+
+$(BUILD)/gen/seccomp_gen: $(BUILD)/obj/gen/seccomp_gen.o $(SECCOMP_RULES_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(SECCOMP_LDLIBS)
+
+$(BUILD)/gen/seccomp_programs.c: $(BUILD)/gen/seccomp_gen
+	$(BUILD)/gen/seccomp_gen >$@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/gen/seccomp_programs.o: $(BUILD)/gen/seccomp_programs.c
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
 $(BUILD)/unit:
 	mkdir -p $@
 
 $(BUILD)/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_OBJ) | $(BUILD)/unit
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(UNIT_EXTRA) $(LDLIBS) -lcmocka
+
+# The seccomp test compiles the rules again to compare with what was built.
+$(BUILD)/unit/test_seccomp: $(SECCOMP_RULES_OBJ)
+$(BUILD)/unit/test_seccomp: UNIT_EXTRA = $(SECCOMP_RULES_OBJ) $(SECCOMP_LDLIBS)
 
 unit-build: $(UNIT_BIN)
 
@@ -65,7 +91,9 @@ unit: unit-build
 
 static:
 	$(MAKE) BUILD=build/static LDFLAGS=-static \
-		LDLIBS="$$($(PKG_CONFIG) --static --libs $(PKGS))" build/static/agent-sandbox
+		LDLIBS="$$($(PKG_CONFIG) --static --libs $(PKGS))" \
+		SECCOMP_LDLIBS="$$($(PKG_CONFIG) --static --libs $(SECCOMP_PKG))" \
+		build/static/agent-sandbox
 
 ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
@@ -83,12 +111,18 @@ fuzz:
 build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_OBJ)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
-bench: all
+bench: all $(BUILD)/bench/seccomp
 	bench/run
 	bench/secret-scan
 	bench/secret-watch
+	$(BUILD)/bench/seccomp
 
 $(BUILD)/bench/secret_scan: bench/secret_scan.c $(LIB_OBJ)
+	mkdir -p $(BUILD)/bench
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+# The seccomp filters' cost per run: build/bench/seccomp [RUNS].
+$(BUILD)/bench/seccomp: bench/seccomp.c $(LIB_OBJ)
 	mkdir -p $(BUILD)/bench
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
@@ -104,4 +138,4 @@ format-check:
 clean:
 	rm -rf build
 
--include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d $(BUILD)/gen/*.d)

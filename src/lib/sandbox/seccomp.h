@@ -1,5 +1,6 @@
-/* The seccomp filters: the sandbox's (loaded by bwrap through --seccomp) and
- * the command's (stacked in the process that is about to exec it). */
+/* The seccomp filters: the sandbox's (loaded by bwrap through --seccomp, or
+ * by the sandbox's init) and the command's (stacked in the process that is
+ * about to exec it). Both are compiled at build time; see seccomp.c. */
 #pragma once
 
 #include <stddef.h>
@@ -19,9 +20,14 @@ extern const size_t seccomp_rules_len;
  * BPF program of the sandbox filter, or -1 with err set. */
 int seccomp_filter_fd(struct error *err);
 
+/* Loads the sandbox filter into the calling thread (and sets
+ * no_new_privs, which it needs). Returns 0 or -1 with err set. */
+int seccomp_filter_load_sandbox(struct error *err);
+
 enum {
 	SECCOMP_COMMAND_SANDBOX_RULES = 1 << 0, /* the sandbox filter's rules again */
 	SECCOMP_COMMAND_NO_INET = 1 << 2,	/* no new IP or packet sockets */
+	SECCOMP_COMMAND_ALL = SECCOMP_COMMAND_SANDBOX_RULES | SECCOMP_COMMAND_NO_INET,
 };
 
 /* Loads a filter with the rules FLAGS select into the calling thread (and
