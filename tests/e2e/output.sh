@@ -13,7 +13,7 @@ test_dry_run_prints_bwrap_arguments_one_per_line_and_runs_nothing()
 		grep -qxF -- "$arg" "$T/out" || fail "no line '$arg' in the dry run"
 	done
 	# The init loads the seccomp filter, after the binds it makes itself.
-	grep -q -- '^--seccomp=[0-9]*$' "$T/out" || fail "the init is not given the filter"
+	grep -qx -- '--seccomp' "$T/out" || fail "the init is not told to load the filter"
 	[ "$(tail -1 "$T/out")" = "touch ran" ] || fail "the command is not last"
 }
 

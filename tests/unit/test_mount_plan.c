@@ -93,7 +93,6 @@ static void fixture_init(struct fixture *f)
 	    .audit_socket_id = {.dev_major = 0, .dev_minor = 40, .ino = 22, .type = S_IFSOCK},
 	    .runtime_dir = "/run/user/1000",
 	    .cwd = "/home/u/proj",
-	    .seccomp_fd = -1,
 	    .mounts_fd = 9,
 	    .command = command,
 	    .wrappers = &f->wrappers,

@@ -89,22 +89,6 @@ static void every_command_program_is_what_the_rules_build(void **state)
 	assert_int_equal(seen, seccomp_command_programs_len);
 }
 
-static void filter_fd_holds_the_sandbox_program(void **state)
-{
-	struct error err = ERROR_INIT;
-	_cleanup_close_ int fd = seccomp_filter_fd(&err);
-	if (fd < 0)
-		unit_fail("seccomp_filter_fd: %s", err.msg);
-	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
-	const struct seccomp_program *p = &seccomp_sandbox_program;
-	size_t size = p->len * sizeof(*p->filter);
-	_cleanup_free_ unsigned char *buf = xmalloc(size + 1);
-	/* One byte more than the program, to see that nothing follows it. */
-	ssize_t n = read(fd, buf, size + 1);
-	assert_int_equal(n, (ssize_t)size);
-	assert_memory_equal(buf, p->filter, size);
-}
-
 static void unknown_command_flags_are_refused(void **state)
 {
 	_cleanup_error_ struct error err = ERROR_INIT;
@@ -550,7 +534,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(sandbox_program_is_what_the_rules_build),
 	    cmocka_unit_test(every_command_program_is_what_the_rules_build),
-	    cmocka_unit_test(filter_fd_holds_the_sandbox_program),
 	    cmocka_unit_test(unknown_command_flags_are_refused),
 	    cmocka_unit_test(programs_decide_as_documented_on_every_architecture),
 	    cmocka_unit_test(probes_answer_otherwise_without_a_filter),

@@ -22,15 +22,12 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 
 #include "audit/writer.h"
 #include "base/error.h"
@@ -39,6 +36,7 @@
 #include "inside/inside.h"
 #include "sandbox/landlock.h"
 #include "sandbox/mount_plan.h"
+#include "sandbox/seccomp.h"
 #include "base/term_escape.h"
 #include "base/xalloc.h"
 
@@ -114,37 +112,6 @@ static void drop_capabilities(void)
 	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
 		if (data[i].effective || data[i].permitted || data[i].inheritable)
 			die("capabilities are left after dropping them");
-}
-
-/* The sandbox's filter, from the file the host wrote it into: loaded here
- * rather than by bwrap, which would load it before the binds above (it
- * refuses the mount calls). It then holds the init and all it starts. */
-static void load_seccomp(int fd)
-{
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		die("the seccomp filter (fd %d): %s", fd, strerror(errno));
-	size_t len = st.st_size > 0 ? (size_t)st.st_size : 0;
-	if (!len || len % sizeof(struct sock_filter) ||
-	    len / sizeof(struct sock_filter) > BPF_MAXINSNS)
-		die("the seccomp filter (fd %d) is not a BPF program", fd);
-	struct sock_filter *insns = xmalloc(len);
-	for (size_t done = 0; done < len;) {
-		ssize_t n = pread(fd, (char *)insns + done, len - done, (off_t)done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			die("reading the seccomp filter: %s",
-			    n < 0 ? strerror(errno) : "short file");
-		done += (size_t)n;
-	}
-	close(fd);
-	struct sock_fprog prog = {.len = (unsigned short)(len / sizeof(*insns)), .filter = insns};
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		die("prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
-		die("loading the seccomp filter: %s", strerror(errno));
-	free(insns);
 }
 
 /* What the init applies to the command, from its arguments. */
@@ -305,8 +272,8 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	int stderr_fd = (int)parse_number(argv[3], 1 << 20);
 	unsigned long ignored = (unsigned long)parse_number(argv[4], 0x7fffffffL);
 	int arg = 5;
-	int mounts_fd = -1, seccomp_fd = -1;
-	bool seccomp_off = false;
+	int mounts_fd = -1;
+	bool seccomp_on = false, seccomp_off = false;
 	const char *forward = NULL;
 	bool landlock_off = false;
 	/* At most one entry per argument: sized by argc. */
@@ -319,8 +286,8 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	for (; arg < argc && strcmp(argv[arg], "--") != 0; arg++) {
 		if (!strncmp(argv[arg], MOUNT_PLAN_ARG, strlen(MOUNT_PLAN_ARG)))
 			mounts_fd = (int)parse_number(argv[arg] + strlen(MOUNT_PLAN_ARG), 1 << 20);
-		else if (!strncmp(argv[arg], SECCOMP_ARG, strlen(SECCOMP_ARG)))
-			seccomp_fd = (int)parse_number(argv[arg] + strlen(SECCOMP_ARG), 1 << 20);
+		else if (!strcmp(argv[arg], SECCOMP_ARG))
+			seccomp_on = true;
 		else if (!strcmp(argv[arg], SECCOMP_OFF_ARG))
 			seccomp_off = true;
 		else if (!strncmp(argv[arg], FORWARD_ARG, strlen(FORWARD_ARG)))
@@ -352,12 +319,16 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 
 	/* Fail closed: no plan, no command; a filter, or word that there is
 	 * none. */
-	if (mounts_fd < 0 || seccomp_off == (seccomp_fd >= 0))
+	if (mounts_fd < 0 || seccomp_off == seccomp_on)
 		die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
 	set_up_mounts(mounts_fd);
 	drop_capabilities();
-	if (seccomp_fd >= 0)
-		load_seccomp(seccomp_fd);
+	/* Here rather than by bwrap, which would load it before the binds
+	 * above (it refuses the mount calls). It then holds the init and all
+	 * it starts. */
+	struct error serr = ERROR_INIT;
+	if (seccomp_on && seccomp_filter_load_sandbox(&serr) < 0)
+		die("%s", serr.msg);
 
 	/* Listening before the command starts, so that its first connection
 	 * finds the proxy. */

@@ -5,18 +5,18 @@
 #pragma once
 
 /* argv: SANDBOX_SELF SANDBOX_INIT_ARG READY_FD STDERR_FD IGNORED_MASK
- * --mounts=FD (--seccomp=FD | --no-seccomp) [--forward=SPEC] [--pids=N] [--command-env=N=V...]
+ * --mounts=FD (--seccomp | --no-seccomp) [--forward=SPEC] [--pids=N] [--command-env=N=V...]
  * (--landlock-rw=PATH... [--landlock-connect=PORT...] | --no-landlock) -- CMD...
  * Never returns. */
 /* The sealed memfd with the mount plan (mount_plan.h): the init checks
  * the sandbox against it before anything runs, and refuses to start
  * without it. */
 #define MOUNT_PLAN_ARG "--mounts="
-/* The sandbox's seccomp filter (a BPF program in a file): the init loads
- * it once it has made its binds and dropped its capabilities, before
- * anything else runs, and refuses to start without being told either it
- * or that there is none. */
-#define SECCOMP_ARG "--seccomp="
+/* The sandbox's seccomp filter (built in): the init loads it once it has
+ * made its binds and dropped its capabilities, before anything else runs,
+ * and refuses to start without being told either to or that there is
+ * none. */
+#define SECCOMP_ARG "--seccomp"
 #define SECCOMP_OFF_ARG "--no-seccomp"
 #define LANDLOCK_RW_ARG "--landlock-rw="
 #define LANDLOCK_CONNECT_ARG "--landlock-connect="

@@ -420,10 +420,7 @@ size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mo
 	strv_pushf(args, "%d", plan->stderr_fd);
 	strv_pushf(args, "%#lx", plan->ignored_signals);
 	strv_pushf(args, "%s%d", MOUNT_PLAN_ARG, plan->mounts_fd);
-	if (plan->seccomp_fd >= 0)
-		strv_pushf(args, "%s%d", SECCOMP_ARG, plan->seccomp_fd);
-	else
-		add(args, SECCOMP_OFF_ARG);
+	add(args, plan->seccomp ? SECCOMP_ARG : SECCOMP_OFF_ARG);
 	if (plan->pids)
 		strv_pushf(args, "%s%u", PIDS_ARG, plan->pids);
 	/* The loader's variables (LD_PRELOAD, GLIBC_TUNABLES, ...) are the

@@ -66,9 +66,9 @@ struct bwrap_input {
 	/* The init makes the binds of masked files with the new mount API
 	 * (the kernel has it), instead of bwrap; needs a mount plan. */
 	bool init_binds;
-	/* The sandbox filter (a BPF program), which the init loads once its
-	 * binds are made: bwrap would load it before them. -1 for none. */
-	int seccomp_fd;
+	/* The init loads the sandbox's seccomp filter once its binds are
+	 * made (bwrap would load it before them). */
+	bool seccomp;
 };
 
 /* Set (to anything) in agent-sandbox's environment, this has bwrap make

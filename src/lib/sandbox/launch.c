@@ -249,7 +249,6 @@ struct launch {
 	char *bwrap;
 	char *self;
 	char *empty;
-	int seccomp_fd;
 	struct audit audit;
 	struct network_run net;
 	struct guard_plan guard_plan;
@@ -284,8 +283,6 @@ static void launch_release(struct launch *l)
 	guard_plan_release(&l->guard_plan);
 	network_stop(&l->net);
 	audit_close(&l->audit);
-	if (l->seccomp_fd >= 0)
-		close(l->seccomp_fd);
 	/* A dry run made none: its names are only shown. */
 	for (size_t i = 0; l->copies_dir && i < l->copy_files.len; i++)
 		unlink(l->copy_files.items[i]);
@@ -452,9 +449,6 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	if (secret_watch_prepare(&l->secrets, &s->policy, &s->secrets.found,
 				 env_get(s->envp, "XDG_RUNTIME_DIR"), dry_run, err) < 0)
 		return -1;
-	l->seccomp_fd = seccomp_filter_fd(err);
-	if (l->seccomp_fd < 0)
-		return -1;
 	if (require_hardening(s, err) < 0)
 		return -1;
 	if (s->audit && !dry_run && open_audit(s, l->empty, &l->audit, err) < 0)
@@ -489,7 +483,7 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	    .empty_file = l->empty,
 	    .runtime_dir = runtime_dir && !strncmp(runtime_dir, "/run/", 5) ? runtime_dir : NULL,
 	    .cwd = s->cwd,
-	    .seccomp_fd = l->seccomp_fd,
+	    .seccomp = true,
 	    .info_fd = l->sv.info_pipe[1],
 	    .ready_fd = l->sv.ready_pipe[1],
 	    .stderr_fd = l->sv.stderr_copy,
@@ -524,7 +518,6 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 static void launch_init(struct launch *l)
 {
 	*l = (struct launch){
-	    .seccomp_fd = -1,
 	    .audit = {.fd = -1, .sock = -1, .stop_pipe = {-1, -1}},
 	    .host_env = STRV_INIT,
 	    .loader_env = STRV_INIT,
@@ -611,7 +604,6 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 	    .in = io->in,
 	    .out = io->out,
 	    .err = io->err,
-	    .seccomp_fd = l.seccomp_fd,
 	    .new_session = l.new_session,
 	    .cgroup_procs_fd = cg.procs_fd,
 	    /* Nested, the command reports blocked commands through the outer

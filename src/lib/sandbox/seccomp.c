@@ -41,21 +41,6 @@ const struct seccomp_rule seccomp_rules[] = {
 };
 const size_t seccomp_rules_len = ARRAY_SIZE(seccomp_rules);
 
-int seccomp_filter_fd(struct error *err)
-{
-	const struct seccomp_program *p = &seccomp_sandbox_program;
-	_cleanup_close_ int fd = memfd_create("agent-sandbox-seccomp", MFD_CLOEXEC);
-	if (fd < 0)
-		return error_errno(err, ERROR_SETUP, errno,
-				   "creating a memfd for the seccomp filter");
-	int r = write_all(fd, p->filter, p->len * sizeof(*p->filter));
-	if (r < 0)
-		return error_errno(err, ERROR_SETUP, -r, "writing the seccomp filter");
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return error_errno(err, ERROR_SETUP, errno, "rewinding the seccomp filter");
-	return steal_fd(&fd);
-}
-
 /* What libseccomp's seccomp_load did with our filters' attributes: the
  * filter needs no_new_privs (we hold no capability to go without it), and
  * no flags (no thread sync: the caller is single-threaded or means to

@@ -1,5 +1,5 @@
-/* The seccomp filters: the sandbox's (loaded by bwrap through --seccomp, or
- * by the sandbox's init) and the command's (stacked in the process that is
+/* The seccomp filters: the sandbox's (loaded by the sandbox's init once it
+ * has made its binds) and the command's (stacked in the process that is
  * about to exec it). Both are compiled at build time; see seccomp.c. */
 #pragma once
 
@@ -15,10 +15,6 @@ struct seccomp_rule {
 };
 extern const struct seccomp_rule seccomp_rules[];
 extern const size_t seccomp_rules_len;
-
-/* Returns a file descriptor (close-on-exec, offset 0) holding the compiled
- * BPF program of the sandbox filter, or -1 with err set. */
-int seccomp_filter_fd(struct error *err);
 
 /* Loads the sandbox filter into the calling thread (and sets
  * no_new_privs, which it needs). Returns 0 or -1 with err set. */

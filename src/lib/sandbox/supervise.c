@@ -124,8 +124,7 @@ static _Noreturn void exec_bwrap(struct supervisor *sv, const struct supervise_r
 	    dup2(sv->stderr_pipe[1], STDERR_FILENO) < 0)
 		_exit(127);
 	if (close_on_exec_from_3() < 0 || keep_open_across_exec(req->inherited_fd) < 0 ||
-	    keep_open_across_exec(args_fd) < 0 || keep_open_across_exec(req->seccomp_fd) < 0 ||
-	    keep_open_across_exec(req->mounts_fd) < 0 ||
+	    keep_open_across_exec(args_fd) < 0 || keep_open_across_exec(req->mounts_fd) < 0 ||
 	    keep_open_across_exec(sv->ready_pipe[1]) < 0 ||
 	    keep_open_across_exec(sv->info_pipe[1]) < 0 ||
 	    keep_open_across_exec(sv->stderr_copy) < 0)

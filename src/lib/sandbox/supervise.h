@@ -35,7 +35,6 @@ struct supervise_request {
 	size_t command_start; /* index of the "--" before the command */
 	char **envp;
 	int in, out, err;
-	int seccomp_fd;	     /* inherited by bwrap, or -1 */
 	int mounts_fd;	     /* the mount plan, inherited through bwrap by the init */
 	bool new_session;    /* the sandbox has its own session (no terminal) */
 	int cgroup_procs_fd; /* bwrap starts in this cgroup (pids_cgroup.h), or -1 */
