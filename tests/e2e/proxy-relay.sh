@@ -72,7 +72,7 @@ JSON
 	# The client inside: opens a CONNECT tunnel through $HTTPS_PROXY.
 	cat >client.py <<'PY'
 import hashlib, os, socket, sys
-def tunnel(port):
+def tunnel(port, refused=None):
     proxy = int(os.environ["HTTPS_PROXY"].rsplit(":", 1)[1].strip("/"))
     s = socket.create_connection(("127.0.0.1", proxy))
     s.sendall(b"CONNECT relay.test:%d HTTP/1.1\r\nHost: relay.test:%d\r\n\r\n" % (port, port))
@@ -83,6 +83,9 @@ def tunnel(port):
             sys.exit("the proxy closed the tunnel: %r" % head)
         head += c
     if not head.startswith(b"HTTP/1.1 200"):
+        if refused is not None:
+            refused.append(head + s.recv(4096))
+            return None
         sys.exit("refused: %r" % head)
     return s
 def data(n):
@@ -201,6 +204,53 @@ print("tunnels", len(socks), "mismatched", bad)
 ' "$port"
 	expect_status 0
 	expect_out "tunnels 300 mismatched 0"
+}
+
+test_a_tunnel_past_the_descriptor_limit_is_refused_on_record()
+{
+	start_relay_server
+	# Three tunnels, then the host process is left three descriptors
+	# (prlimit from outside): the next tunnel's pipes do not fit.
+	"$AS" python3 -c '
+import os, sys, time
+exec(open("client.py").read())
+port = int(sys.argv[1])
+held = [tunnel(port) for _ in range(3)]
+for s in held:
+    s.sendall(b"echo\n")
+open("ready", "w").close()
+while not os.path.exists("go"):
+    time.sleep(0.02)
+refused = []
+for _ in range(20):
+    if tunnel(port, refused) is None:
+        break
+print(refused[0].split(b"\r\n")[0].decode() if refused else "none refused")
+print(refused[0].split(b"\r\n\r\n", 1)[1].decode().strip() if refused else "")
+for s in held:
+    s.sendall(b"still here")
+    print(s.recv(64).decode())
+' "$port" >"$T/out" 2>"$T/err" </dev/null &
+	pid=$!
+	echo $pid >>"$T/pids"
+	for _ in $(seq 200); do
+		[ -e ready ] && break
+		kill -0 $pid 2>/dev/null || fail "the run ended early: $(err)"
+		sleep 0.05
+	done
+	count=$(ls /proc/$pid/fd | wc -l)
+	prlimit --pid $pid --nofile=$((count + 3)): || fail "prlimit failed"
+	touch go
+	rc=0
+	wait $pid || rc=$?
+	expect_status 0
+	[ "$(head -1 "$T/out")" = "HTTP/1.1 503 Service Unavailable" ] || fail "expected a 503: $(out)"
+	sed -n 2p "$T/out" | grep -q "out of file descriptors for the tunnel to relay.test" ||
+		fail "the 503 does not say why: $(out)"
+	[ "$(tail -3 "$T/out" | uniq)" = "still here" ] || fail "the open tunnels broke: $(out)"
+	log="$HOME/.local/state/agent-sandbox/audit.jsonl"
+	grep '"event":"network"' "$log" | grep -q 'out of file descriptors' ||
+		fail "no record of the refusal: $(grep '"event":"network"' "$log")"
 }
 
 run_tests
