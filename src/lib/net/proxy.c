@@ -46,8 +46,12 @@
 /* The most connections one run's proxy serves at once. A connection past
  * it is refused with 503 (SOCKS: general failure) once its request is read,
  * so the client learns why; past the headroom on top of that it is closed
- * without reading, which bounds the descriptors a flood can take. */
-#define MAX_CONNECTIONS 512
+ * without reading, which bounds the descriptors a flood can take. Only
+ * bench/network builds a copy with another cap, to measure more tunnels. */
+#ifndef PROXY_MAX_CONNECTIONS
+#define PROXY_MAX_CONNECTIONS 512
+#endif
+#define MAX_CONNECTIONS PROXY_MAX_CONNECTIONS
 #define REFUSE_HEADROOM 64
 
 enum endpoint_kind { EP_LISTENER, EP_RESOLVER, EP_TIMER, EP_CONN };
@@ -152,6 +156,17 @@ static void ep_update(struct proxy *p, struct endpoint *ep, uint32_t want)
 		ep->added = true;
 		ep->events = want;
 	}
+}
+
+/* Asks epoll to look at ep again: an edge-triggered endpoint whose work was
+ * cut short is reported once more if it is still ready, so the rest is
+ * done on the next round, after other connections had their turn. */
+static void ep_rearm(struct proxy *p, struct endpoint *ep)
+{
+	if (ep->fd < 0 || !ep->added)
+		return;
+	struct epoll_event ev = {.events = ep->events, .data.ptr = ep};
+	epoll_ctl(p->epfd, EPOLL_CTL_MOD, ep->fd, &ev);
 }
 
 static const char *proto_name(const struct conn *c)
@@ -331,6 +346,23 @@ static void fail(struct conn *c, int http_status, int socks_code, const char *re
 	conn_close(c);
 }
 
+/* Both sockets of a tunnel are watched edge-triggered, for input and
+ * output, from start to end: relay_pump runs every direction until it would
+ * block, so there is nothing to re-arm per chunk. */
+#define RELAY_EVENTS (EPOLLIN | EPOLLOUT | EPOLLET)
+
+static void pump_relay(struct conn *c)
+{
+	int r = relay_pump(&c->relay);
+	if (r <= 0) {
+		conn_close(c);
+		return;
+	}
+	if (r == RELAY_MORE)
+		for (int i = 0; i < 2; i++)
+			ep_rearm(c->proxy, &c->ep[i]);
+}
+
 static void start_relay(struct conn *c)
 {
 	struct proxy *p = c->proxy;
@@ -338,6 +370,18 @@ static void start_relay(struct conn *c)
 	int one = 1;
 	setsockopt(upstream, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	relay_init(&c->relay, c->ep[0].fd, upstream);
+	/* The pipes live as long as the tunnel. Out of descriptors, the
+	 * client hears why and the decision is on record, like any failure
+	 * after an allowed decision. */
+	int e = relay_open(&c->relay);
+	if (e < 0) {
+		_cleanup_free_ char *why =
+		    xasprintf("out of file descriptors for the tunnel to %s port %u (%s); "
+			      "close some connections and try again",
+			      c->verdict.host, c->port, strerror(-e));
+		fail(c, 503, SOCKS5_REPLY_FAILURE, why);
+		return;
+	}
 	if (c->proto == PROTO_HTTP && !c->http_forward) {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 		relay_queue(&c->relay, 1, ok, sizeof(ok) - 1);
@@ -364,13 +408,9 @@ static void start_relay(struct conn *c)
 		relay_queue(&c->relay, 0, c->head.buf + c->head_used, extra);
 	strbuf_release(&c->head);
 	set_state(c, ST_RELAY);
-	int r = relay_pump(&c->relay);
-	if (r <= 0) {
-		conn_close(c);
-		return;
-	}
-	ep_update(p, &c->ep[0], relay_events(&c->relay, 0));
-	ep_update(p, &c->ep[1], relay_events(&c->relay, 1));
+	ep_update(p, &c->ep[0], RELAY_EVENTS);
+	ep_update(p, &c->ep[1], RELAY_EVENTS);
+	pump_relay(c);
 }
 
 static void try_connect(struct conn *c)
@@ -748,18 +788,11 @@ static void on_conn_event(struct endpoint *ep, uint32_t events)
 			conn_close(c);
 		return;
 	}
-	case ST_RELAY: {
-		int r = relay_pump(&c->relay);
-		if (r <= 0) {
-			conn_close(c);
-			return;
-		}
-		ep_update(c->proxy, &c->ep[0], relay_events(&c->relay, 0));
-		ep_update(c->proxy, &c->ep[1], relay_events(&c->relay, 1));
+	case ST_RELAY:
+		relay_ready(&c->relay, ep->side, events);
+		pump_relay(c);
 		return;
 	}
-	}
-	(void)events;
 }
 
 static void on_accept(struct proxy *p)
