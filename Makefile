@@ -89,6 +89,11 @@ unit-build: $(UNIT_BIN)
 unit: unit-build
 	@set -e; for t in $(UNIT_BIN); do $$t; done
 
+# Not the default: it starts 0.25 ms faster per exec (the host side and the
+# init inside each exec it), but static glibc serves getaddrinfo (the proxy's
+# resolver) and getpwuid (the home directory) by loading the host's NSS
+# modules of the glibc it was linked against, which a later glibc upgrade
+# can break.
 static:
 	$(MAKE) BUILD=build/static LDFLAGS=-static \
 		LDLIBS="$$($(PKG_CONFIG) --static --libs $(PKGS))" \

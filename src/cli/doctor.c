@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -212,6 +213,61 @@ static char *first_line(const char *text)
 /* ------------------------------------------------------------------ */
 /* Host checks                                                          */
 
+/* "X.Y.Z" (or "X.Y") at the start of text, as one number to compare. */
+static bool parse_version(const char *text, unsigned long *out)
+{
+	unsigned long part[3] = {0, 0, 0};
+	const char *p = text;
+	for (int i = 0; i < 3; i++) {
+		if (*p < '0' || *p > '9')
+			return i >= 2;
+		char *end;
+		errno = 0;
+		part[i] = strtoul(p, &end, 10);
+		if (errno || part[i] > 9999)
+			return false;
+		*out = (part[0] * 10000 + part[1]) * 10000 + part[2];
+		p = end;
+		if (*p != '.')
+			return i >= 1;
+		p++;
+	}
+	return true;
+}
+
+#define VERSION_NUMBER(a, b, c) (((unsigned long)(a)*10000 + (b)) * 10000 + (c))
+
+/* How bwrap makes each bind read-only, nosuid and nodev. Up to 0.12 it
+ * remounts the bind and every mount beneath it, found by reading all of
+ * /proc/self/mountinfo: one scan per bind, so start-up grows with the
+ * square of the number of binds (masked files are binds). bubblewrap
+ * 0.13.0 (its #756) sets the flags with one mount_setattr(2) per bind
+ * when the kernel has it (Linux 5.12), and falls back otherwise. */
+static void check_bind_kind(struct checklist *cl, const char *version)
+{
+	const char *number = version + strlen("bubblewrap ");
+	unsigned long bwrap_version = 0, kernel_version = 0;
+	struct utsname uts;
+	if (!parse_version(number, &bwrap_version)) {
+		check_ok(cl, "bind mounts",
+			 "bwrap %s: version not recognised, cost per bind unknown", number);
+		return;
+	}
+	bool kernel_known = uname(&uts) == 0 && parse_version(uts.release, &kernel_version);
+	if (bwrap_version < VERSION_NUMBER(0, 13, 0))
+		check_ok(cl, "bind mounts",
+			 "bwrap %s: one mountinfo scan per bind (slow with many binds; bubblewrap "
+			 "0.13.0 and later make one mount_setattr per bind on Linux 5.12+)",
+			 number);
+	else if (kernel_known && kernel_version < VERSION_NUMBER(5, 12, 0))
+		check_ok(cl, "bind mounts",
+			 "bwrap %s on Linux %s: one mountinfo scan per bind (slow with many binds; "
+			 "mount_setattr needs Linux 5.12)",
+			 number, uts.release);
+	else
+		check_ok(cl, "bind mounts", "bwrap %s: one mount_setattr per bind", number);
+}
+
 static char *check_bwrap(struct checklist *cl, char **envp)
 {
 	_cleanup_free_ char *bwrap = env_find_program(envp, "bwrap");
@@ -228,9 +284,10 @@ static char *check_bwrap(struct checklist *cl, char **envp)
 	spawn_collect(bwrap, argv, envp, &run);
 	_cleanup_free_ char *version = first_line(strbuf_str(&run.out));
 	bool works = exited_zero(&run) && !strncmp(version, "bubblewrap ", 11);
-	if (works)
+	if (works) {
 		check_ok(cl, "bwrap", "%s (%s)", bwrap, version);
-	else
+		check_bind_kind(cl, version);
+	} else
 		check_fail(cl, "bwrap",
 			   "reinstall bubblewrap, or put a working bwrap first on PATH",
 			   "%s --version failed: %s", bwrap,

@@ -18,7 +18,7 @@ test_doctor_passes_on_this_machine()
 	echo key >"$HOME/.ssh/id_test"
 	sbx doctor
 	[ "$rc" -eq 0 ] || fail "doctor failed ($rc): $(out)"
-	for check in bwrap "user namespaces" landlock seccomp "project config" \
+	for check in bwrap "bind mounts" "user namespaces" landlock seccomp "project config" \
 		"read-only path" "excluded path" "audit log" "unlisted host" \
 		"direct connection" "masked secret" "excluded directory"; do
 		grep -q "^ok *$check: " "$T/out" || fail "no passing '$check' line: $(out)"
@@ -81,6 +81,49 @@ exit 1'
 	grep -A1 "^FAIL  user namespaces:" "$T/out" | grep -q "^      fix: " ||
 		fail "no fix under the user namespaces failure: $(out)"
 	expect_out_contains "FAIL  sandbox: not started"
+}
+
+# A bwrap that reports VERSION and fails everything else: doctor stops
+# after its host checks.
+fake_bwrap_version()
+{
+	fake_bwrap "[ \"\$1\" = --version ] && { echo \"bubblewrap $1\"; exit 0; }
+exit 1"
+}
+
+test_doctor_says_binds_scan_mountinfo_before_bwrap_0_13()
+{
+	for version in 0.8.0 0.11.1 0.12.0; do
+		fake_bwrap_version "$version"
+		sbx doctor
+		expect_out_contains "ok    bind mounts: bwrap $version: one mountinfo scan per bind (slow with many binds"
+		expect_out_lacks "one mount_setattr per bind$"
+	done
+}
+
+test_doctor_says_binds_use_mount_setattr_from_bwrap_0_13()
+{
+	kernel=$(uname -r)
+	major=${kernel%%.*}
+	minor=${kernel#*.}
+	minor=${minor%%[!0-9]*}
+	for version in 0.13.0 0.13.1 1.0; do
+		fake_bwrap_version "$version"
+		sbx doctor
+		if [ "$major" -gt 5 ] || { [ "$major" -eq 5 ] && [ "$minor" -ge 12 ]; }; then
+			expect_out_contains "ok    bind mounts: bwrap $version: one mount_setattr per bind"
+		else
+			expect_out_contains "ok    bind mounts: bwrap $version on Linux $kernel: one mountinfo scan per bind"
+		fi
+		expect_out_lacks "bwrap $version: one mountinfo scan"
+	done
+}
+
+test_doctor_names_an_unrecognised_bwrap_version()
+{
+	fake_bwrap_version "git-main"
+	sbx doctor
+	expect_out_contains "ok    bind mounts: bwrap git-main: version not recognised"
 }
 
 test_doctor_reports_an_unapproved_project_config()

@@ -122,6 +122,37 @@ test_renaming_a_parent_or_the_masked_directory_does_not_unmask()
 	expect_no_secret_in_output
 }
 
+SHARED=TOKEN-shared-directory-secret-a90c
+
+# Many masked files sharing their directories (120 directories, 240 secrets):
+# every directory above them is pinned once, and each pin holds, so none can
+# be renamed to carry a secret past the next run's scan.
+test_every_directory_above_many_masked_files_is_pinned_once_and_holds()
+{
+	for a in $(seq -w 0 39); do
+		for b in 0 1; do
+			mkdir -p "d$a/sub$b"
+			echo "$SHARED" >"d$a/sub$b/.env"
+			echo "$SHARED" >"d$a/sub$b/key.pem"
+			echo "int x;" >"d$a/sub$b/main.c"
+		done
+	done
+	sbx policy
+	expect_status 0
+	grep '(mount point)' "$T/out" | awk '{ print $1 }' | sort >"$T/pins"
+	[ "$(wc -l <"$T/pins")" -eq 120 ] ||
+		fail "expected 120 pinned directories, got $(wc -l <"$T/pins"): $(head -5 "$T/pins")"
+	[ -z "$(uniq -d "$T/pins")" ] || fail "pinned twice: $(uniq -d "$T/pins" | head -3)"
+	grep -qx "$T/work/d39/sub1" "$T/pins" || fail "d39/sub1 is not pinned"
+	sbx sh -c 'for d in d*/sub*; do mv "$d" "$d.moved" 2>/dev/null && echo "moved $d"; done
+		for d in d*; do mv "$d" "$d.moved" 2>/dev/null && echo "moved $d"; done
+		cat d*/sub*/.env d*/sub*/key.pem d*.moved/sub*/.env 2>/dev/null; true'
+	expect_status 0
+	! grep -q "$SHARED" "$T/out" "$T/err" || fail "a secret was read: $(grep -h "$SHARED" "$T/out" | head -3)"
+	! grep -q '^moved ' "$T/out" || fail "a pinned directory moved: $(grep '^moved ' "$T/out" | head -3)"
+	[ "$(cat d39/sub1/key.pem)" = "$SHARED" ] || fail "the host file changed"
+}
+
 MOVED=TOKEN-moved-masked-file-4d1e
 
 expect_moved_not_read()

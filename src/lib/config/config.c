@@ -167,11 +167,15 @@ static int load_presets(struct loader *ld, struct json_object *fs)
 	return 0;
 }
 
-static int load_rules(struct loader *ld, struct json_object *fs, const char *key,
-		      enum access_level level)
+/* A member holding an array of paths, each checked by validate and added to
+ * list at level with its origin: filesystem's ro, rw and exclude, and
+ * sockets, share it so that they report errors alike. */
+static int load_rule_array(struct loader *ld, struct json_object *obj, const char *key,
+			   const char *what, int (*validate)(const char *, struct error *),
+			   enum access_level level, struct rule_list *list)
 {
 	struct json_object *array;
-	if (load_string_array(ld, fs, key, "paths", &array) < 0)
+	if (load_string_array(ld, obj, key, what, &array) < 0)
 		return -1;
 	size_t n = json_object_array_length(array);
 	for (size_t i = 0; i < n; i++) {
@@ -179,13 +183,19 @@ static int load_rules(struct loader *ld, struct json_object *fs, const char *key
 		struct jsonc_pos pos = {0, 0};
 		jsonc_element_pos(array, i, &pos);
 		_cleanup_error_ struct error perr = ERROR_INIT;
-		if (pattern_validate(path, &perr) < 0)
+		if (validate(path, &perr) < 0)
 			return fail_at(ld, pos, "in \"%s\": %s", key, perr.msg);
 		_cleanup_free_ char *origin = origin_at(ld, pos);
-		rule_list_add(&ld->cfg->rules, path, level, ld->layer, origin);
+		rule_list_add(list, path, level, ld->layer, origin);
 	}
 	strbuf_addf(&ld->summary, ", %s %zu", key, n);
 	return 0;
+}
+
+static int load_rules(struct loader *ld, struct json_object *fs, const char *key,
+		      enum access_level level)
+{
+	return load_rule_array(ld, fs, key, "paths", pattern_validate, level, &ld->cfg->rules);
 }
 
 static int load_filesystem(struct loader *ld, struct json_object *root)
@@ -743,22 +753,8 @@ int config_socket_validate(const char *text, struct error *err)
 /* sockets: the host's unix sockets the command may reach, each one path. */
 static int load_sockets(struct loader *ld, struct json_object *root)
 {
-	struct json_object *array;
-	if (load_string_array(ld, root, "sockets", "paths of unix sockets", &array) < 0)
-		return -1;
-	size_t n = json_object_array_length(array);
-	for (size_t i = 0; i < n; i++) {
-		const char *path = json_object_get_string(json_object_array_get_idx(array, i));
-		struct jsonc_pos pos = {0, 0};
-		jsonc_element_pos(array, i, &pos);
-		_cleanup_error_ struct error perr = ERROR_INIT;
-		if (config_socket_validate(path, &perr) < 0)
-			return fail_at(ld, pos, "in \"sockets\": %s", perr.msg);
-		_cleanup_free_ char *origin = origin_at(ld, pos);
-		rule_list_add(&ld->cfg->sockets, path, ACCESS_RO, ld->layer, origin);
-	}
-	strbuf_addf(&ld->summary, ", sockets %zu", n);
-	return 0;
+	return load_rule_array(ld, root, "sockets", "paths of unix sockets", config_socket_validate,
+			       ACCESS_RO, &ld->cfg->sockets);
 }
 
 static int load_root(struct loader *ld, struct json_object *root)

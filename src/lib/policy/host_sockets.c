@@ -159,6 +159,7 @@ struct live_sockets {
 		ino_t ino;
 	} * items;
 	size_t len, alloc;
+	bool read;  /* the dump was asked for: once a run, and only when needed */
 	bool known; /* the dump worked */
 };
 
@@ -218,12 +219,33 @@ static void live_read(struct live_sockets *live)
 	}
 }
 
+static int compare_live(const void *a, const void *b)
+{
+	const struct live_socket *x = a, *y = b;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+/* Reads the dump the first time it is needed and sorts it: a host with
+ * thousands of sockets has each socket file of a directory looked up in
+ * it. */
+static const struct live_sockets *live_get(struct live_sockets *live)
+{
+	if (!live->read) {
+		live->read = true;
+		live_read(live);
+		if (live->len > 1)
+			qsort(live->items, live->len, sizeof(*live->items), compare_live);
+	}
+	return live;
+}
+
 static bool live_has(const struct live_sockets *live, const struct stat *st)
 {
-	for (size_t i = 0; i < live->len; i++)
-		if (live->items[i].ino == st->st_ino && live->items[i].dev == st->st_dev)
-			return true;
-	return false;
+	struct live_socket key = {.dev = st->st_dev, .ino = st->st_ino};
+	return live->len &&
+	       bsearch(&key, live->items, live->len, sizeof(*live->items), compare_live);
 }
 
 struct scan {
@@ -251,8 +273,8 @@ static void add_found(struct scan *scan, const char *path)
  * under another (bound to a temporary name, then renamed or linked). */
 static void look_through(struct scan *scan, const char *dir)
 {
-	if (!scan->live.known || strv_contains(&scan->listed_dirs, dir) ||
-	    !seen_inside(dir, scan->binds))
+	if (strv_contains(&scan->listed_dirs, dir) || !seen_inside(dir, scan->binds) ||
+	    !live_get(&scan->live)->known)
 		return;
 	strv_push(&scan->listed_dirs, dir);
 	DIR *d = opendir(dir);
@@ -407,7 +429,6 @@ void host_sockets_scan(const struct strv *binds, const char *cwd, const char *ho
 			    .cwd = cwd,
 			    .home = home,
 			    .deferred = STRV_INIT};
-	live_read(&scan.live);
 	host_sockets_parse(text, len, consider, &scan);
 	if (scan.deferred_len) {
 		pid_t *pids = xcalloc(scan.deferred_len, sizeof(*pids));
@@ -426,11 +447,10 @@ void host_sockets_scan(const struct strv *binds, const char *cwd, const char *ho
 void host_sockets_add_live(const struct strv *candidates, struct strv *found)
 {
 	struct scan scan = {.found = found, .listed_dirs = STRV_INIT, .deferred = STRV_INIT};
-	live_read(&scan.live);
-	for (size_t i = 0; scan.live.known && i < candidates->len; i++) {
+	for (size_t i = 0; i < candidates->len; i++) {
 		struct stat st;
 		if (lstat(candidates->items[i], &st) < 0 || !S_ISSOCK(st.st_mode) ||
-		    !live_has(&scan.live, &st))
+		    !live_get(&scan.live)->known || !live_has(&scan.live, &st))
 			continue;
 		/* Met by a walk of what the sandbox shows. */
 		char *real = realpath(candidates->items[i], NULL);

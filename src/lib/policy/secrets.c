@@ -120,8 +120,63 @@ int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, s
  * with the square of its mounts: 1,100 levels took minutes to start). */
 #define PIN_DEPTH_MAX 16
 
+/* The directories pinned so far, as a set: a project with many masked
+ * files shares its directories between them, and a list searched once per
+ * prefix made the pins quadratic in the number of masked files. Open
+ * addressing on strings owned by the set's strv; it stays at most half
+ * full. */
+struct pin_set {
+	struct strv paths;
+	const char **slots;
+	size_t slots_len; /* a power of two */
+};
+
+static size_t hash_string(const char *s)
+{
+	size_t h = 14695981039346656037ULL; /* FNV-1a, 64-bit */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static const char **pin_set_slot(const char **slots, size_t slots_len, const char *path)
+{
+	size_t i = hash_string(path) & (slots_len - 1);
+	while (slots[i] && strcmp(slots[i], path))
+		i = (i + 1) & (slots_len - 1);
+	return &slots[i];
+}
+
+static bool pin_set_contains(const struct pin_set *set, const char *path)
+{
+	return set->slots_len && *pin_set_slot(set->slots, set->slots_len, path);
+}
+
+static void pin_set_add(struct pin_set *set, const char *path)
+{
+	if (2 * (set->paths.len + 1) > set->slots_len) {
+		size_t len = set->slots_len ? 2 * set->slots_len : 64;
+		const char **slots = xcalloc(len, sizeof(*slots));
+		for (size_t i = 0; i < set->paths.len; i++)
+			*pin_set_slot(slots, len, set->paths.items[i]) = set->paths.items[i];
+		free(set->slots);
+		set->slots = slots;
+		set->slots_len = len;
+	}
+	strv_push(&set->paths, path);
+	*pin_set_slot(set->slots, set->slots_len, path) = set->paths.items[set->paths.len - 1];
+}
+
+static void pin_set_release(struct pin_set *set)
+{
+	strv_release(&set->paths);
+	free(set->slots);
+}
+
+DEFINE_CLEANUP_FUNC(struct pin_set, pin_set_release)
+
 static void pin_ancestors(const struct secrets *s, const char *path, const char *pattern,
-			  struct strv *pinned, struct rule_list *rules)
+			  struct pin_set *pinned, struct rule_list *rules)
 {
 	if (!path_is_within(path, s->cwd) || !strcmp(path, s->cwd))
 		return;
@@ -133,12 +188,15 @@ static void pin_ancestors(const struct secrets *s, const char *path, const char 
 		if (++depth > PIN_DEPTH_MAX)
 			return;
 		prefix[i] = '\0';
-		struct stat st;
-		/* Beneath a symlink there is nothing to pin on this spelling. */
-		if (lstat(prefix, &st) < 0 || !S_ISDIR(st.st_mode))
-			return;
-		if (!strv_contains(pinned, prefix)) {
-			strv_push(pinned, prefix);
+		/* Pinned already: it was a directory when this plan looked,
+		 * which is all the lstat below decides. */
+		if (!pin_set_contains(pinned, prefix)) {
+			struct stat st;
+			/* Beneath a symlink there is nothing to pin on this
+			 * spelling. */
+			if (lstat(prefix, &st) < 0 || !S_ISDIR(st.st_mode))
+				return;
+			pin_set_add(pinned, prefix);
 			_cleanup_free_ char *escaped = pattern_escape(prefix);
 			_cleanup_free_ char *origin =
 			    xasprintf("secret \"%s\" (mount point)", pattern);
@@ -150,7 +208,7 @@ static void pin_ancestors(const struct secrets *s, const char *path, const char 
 
 void secrets_add_rules(const struct secrets *s, struct rule_list *rules)
 {
-	_cleanup_strv_ struct strv pinned = STRV_INIT;
+	_cleanup_(pin_set_releasep) struct pin_set pinned = {.paths = STRV_INIT};
 	for (size_t i = 0; i < s->found.len; i++) {
 		const struct secret_match *m = &s->found.items[i];
 		_cleanup_free_ char *escaped = pattern_escape(m->path);

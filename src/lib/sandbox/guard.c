@@ -58,6 +58,7 @@
 
 struct target_state {
 	int root_fd;
+	bool root_watched; /* an fd keeps its identity: one watch() is enough */
 	unsigned hits;
 	time_t window_start;
 	struct stat verified; /* a pinned file as last found intact */
@@ -560,15 +561,21 @@ static void check_target(struct guard *g, size_t index)
 			strv_push_owned(&parts, xstrndup(p, (size_t)(slash - p)));
 		p = *slash ? slash + 1 : slash;
 	}
-	_cleanup_close_ int cur = fcntl(root, F_DUPFD_CLOEXEC, 3);
-	if (cur < 0)
-		return;
+	/* The walk starts on the root's own descriptor (kept open for the
+	 * session) and owns only the ones it opens beneath it. */
+	int cur = root;
+	_cleanup_close_ int opened = -1;
 	_cleanup_strbuf_ struct strbuf path = STRBUF_INIT;
 	strbuf_addstr(&path, strcmp(t->root, "/") ? t->root : "");
 	for (size_t i = 0; i < parts.len; i++) {
 		const char *name = parts.items[i];
 		bool last = i + 1 == parts.len;
-		watch(g, cur);
+		if (cur != root)
+			watch(g, cur);
+		else if (!g->state[index].root_watched) {
+			watch(g, cur);
+			g->state[index].root_watched = true;
+		}
 		if (last && t->glob) {
 			check_glob(g, index, cur, path.len ? path.buf : "/", name);
 			return;
@@ -593,8 +600,9 @@ static void check_target(struct guard *g, size_t index)
 		int next = openat(cur, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0)
 			return;
-		close(cur);
-		cur = next;
+		if (opened >= 0)
+			close(opened);
+		cur = opened = next;
 	}
 }
 
