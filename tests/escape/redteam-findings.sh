@@ -134,7 +134,10 @@ test_a_host_socket_whose_directory_is_moved_away_before_the_binds_stays_masked()
 }
 
 # The same with the directory replaced by an empty one before the init's
-# binds and the real one put back once the command runs.
+# binds and the real one put back once the command runs. Still open: the
+# init sees a directory where the socket's was and the socket gone from
+# it; telling the two directories apart needs the identity of the socket's
+# directory, recorded when the host found the socket, in the mount plan.
 test_a_host_socket_whose_directory_is_replaced_before_the_binds_stays_masked()
 {
 	git init -q .
