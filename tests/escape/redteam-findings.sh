@@ -173,6 +173,8 @@ try:
 except OSError as e:
     print("refused:", e)'
 	expect_no_secret
+	expect_status 2
+	expect_err_contains "too long a path to mask"
 }
 
 run_tests
