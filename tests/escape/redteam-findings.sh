@@ -101,11 +101,15 @@ try:
 except OSError as e:
     print("refused:", e)'
 
+# The session that lost the race stops before the command runs.
 expect_socket_unreached()
 {
 	if grep -q "$SOCKET_MARK" "$T/out" "$T/err"; then
 		fail "the host socket was reached from inside"
 	fi
+	expect_status 1
+	expect_out ""
+	expect_err_contains "mount check failed at $PWD/.dev"
 }
 
 # A masked host socket whose directory the sandbox's user cannot search
@@ -134,10 +138,10 @@ test_a_host_socket_whose_directory_is_moved_away_before_the_binds_stays_masked()
 }
 
 # The same with the directory replaced by an empty one before the init's
-# binds and the real one put back once the command runs. Still open: the
-# init sees a directory where the socket's was and the socket gone from
-# it; telling the two directories apart needs the identity of the socket's
-# directory, recorded when the host found the socket, in the mount plan.
+# binds and the real one put back once the command runs: the init sees a
+# directory and the socket gone from it, as when the server ended. The
+# directories on the way to a host socket in the project are pinned (and
+# checked) like those on the way to a masked file.
 test_a_host_socket_whose_directory_is_replaced_before_the_binds_stays_masked()
 {
 	git init -q .
