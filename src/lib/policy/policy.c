@@ -169,6 +169,14 @@ static int expand_rule(const struct policy_input *in, size_t order, struct candi
 					       glob ? NULL : &where);
 		if (r == -EINVAL && !glob)
 			r = -ENOENT; /* missing, below a ".." that says nothing */
+		if (r == -ENAMETOOLONG && rule->level == ACCESS_EXCLUDE)
+			/* Longer than the kernel takes (PATH_MAX): nothing can
+			 * be mounted there, but the file can be read through
+			 * the directories on the way. Never skipped. */
+			return rule_error(err, rule,
+					  "%s is too long a path to mask; mask a directory above "
+					  "it whole (a pattern ending in \"/\") or move it",
+					  paths.items[i]);
 		if (r < 0) {
 			/* bwrap would create a missing mount target on the host,
 			 * leaving an empty file or directory behind, so a rule for

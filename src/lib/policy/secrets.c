@@ -175,7 +175,7 @@ static void pin_set_release(struct pin_set *set)
 
 DEFINE_CLEANUP_FUNC(struct pin_set, pin_set_release)
 
-static void pin_ancestors(const struct secrets *s, const char *path, const char *pattern,
+static void pin_ancestors(const struct secrets *s, const char *path, const char *why,
 			  struct pin_set *pinned, struct rule_list *rules)
 {
 	if (!path_is_within(path, s->cwd) || !strcmp(path, s->cwd))
@@ -198,17 +198,24 @@ static void pin_ancestors(const struct secrets *s, const char *path, const char 
 				return;
 			pin_set_add(pinned, prefix);
 			_cleanup_free_ char *escaped = pattern_escape(prefix);
-			_cleanup_free_ char *origin =
-			    xasprintf("secret \"%s\" (mount point)", pattern);
+			_cleanup_free_ char *origin = xasprintf("%s (mount point)", why);
 			rule_list_add_tightening(rules, escaped, ACCESS_RW, LAYER_PRESET, origin);
 		}
 		prefix[i] = '/';
 	}
 }
 
-void secrets_add_rules(const struct secrets *s, struct rule_list *rules)
+void secrets_add_rules(const struct secrets *s, const struct strv *sockets, struct rule_list *rules)
 {
 	_cleanup_(pin_set_releasep) struct pin_set pinned = {.paths = STRV_INIT};
+	/* A host socket's mask is skipped when the socket is gone as the
+	 * sandbox starts (its server ended). Its directory, swapped for an
+	 * empty one for the start and put back once the command runs (the
+	 * project is writable), would look the same: pinned, it cannot be
+	 * renamed by a running sandbox, and one swapped before the start
+	 * fails the mount check. */
+	for (size_t i = 0; sockets && i < sockets->len; i++)
+		pin_ancestors(s, sockets->items[i], "host unix socket", &pinned, rules);
 	for (size_t i = 0; i < s->found.len; i++) {
 		const struct secret_match *m = &s->found.items[i];
 		_cleanup_free_ char *escaped = pattern_escape(m->path);
@@ -218,10 +225,10 @@ void secrets_add_rules(const struct secrets *s, struct rule_list *rules)
 		 * secret too, and must not make it readable again. */
 		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_PRESET, origin);
 		/* As found, and where a link on the way leads. */
-		pin_ancestors(s, m->path, m->pattern, &pinned, rules);
+		pin_ancestors(s, m->path, origin, &pinned, rules);
 		_cleanup_free_ char *resolved = realpath(m->path, NULL);
 		if (resolved && strcmp(resolved, m->path))
-			pin_ancestors(s, resolved, m->pattern, &pinned, rules);
+			pin_ancestors(s, resolved, origin, &pinned, rules);
 	}
 }
 

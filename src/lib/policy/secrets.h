@@ -25,7 +25,9 @@ int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, s
 bool secrets_would_mask(const struct config *cfg, const char *rel);
 
 /* One exclude rule per masked path, at the presets' layer, and a mount
- * point on each directory on the way to it (see secrets.c). */
-void secrets_add_rules(const struct secrets *s, struct rule_list *rules);
+ * point on each directory on the way to it and to each of sockets (the
+ * host's, masked one by one) in the project (see secrets.c). */
+void secrets_add_rules(const struct secrets *s, const struct strv *sockets,
+		       struct rule_list *rules);
 
 void secrets_release(struct secrets *s);

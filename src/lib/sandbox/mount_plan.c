@@ -339,13 +339,61 @@ static int open_no_symlinks(const char *path)
 	return fd;
 }
 
-/* An optional mount's path that is gone, or that the sandbox's user
- * cannot reach (a socket in another user's private directory, under a
- * bound /tmp): the command, with no more rights than the init, cannot reach
- * it either. */
+/* The directory on the way to path that the sandbox's user cannot search:
+ * the deepest one it can open. Returns its descriptor, or -1. */
+static int unsearchable_dir(const char *path)
+{
+	_cleanup_free_ char *prefix = xstrdup(path);
+	size_t len = strlen(prefix);
+	int last = -1;
+	/* Each directory on the way ("/a", "/a/b", ...), then the path. */
+	for (size_t i = 1; i <= len; i++) {
+		if (i < len && prefix[i] != '/')
+			continue;
+		char saved = prefix[i];
+		prefix[i] = '\0';
+		int fd = open_no_symlinks(prefix);
+		int errnum = errno;
+		prefix[i] = saved;
+		if (fd < 0) {
+			if (errnum == EACCES)
+				return last;
+			break;
+		}
+		if (last >= 0)
+			close(last);
+		last = fd;
+	}
+	if (last >= 0)
+		close(last);
+	return -1;
+}
+
+/* An optional mount's path (a host socket's) that is gone, or that the
+ * sandbox's user cannot reach (a socket in another user's private
+ * directory, under a bound /tmp): nothing to hide, as long as the command
+ * cannot undo it. It could if a directory on the way were missing (a
+ * second sandbox on the project moves it away for the binds, and back
+ * once the command runs), or if the directory it cannot search were its
+ * own to chmod. Only the socket itself gone, or a directory of another
+ * user's, stays so. */
 static bool out_of_reach(const struct mount_expectation *e, int errnum)
 {
-	return (e->flags & MOUNT_OPTIONAL) && (errnum == ENOENT || errnum == EACCES);
+	if (!(e->flags & MOUNT_OPTIONAL))
+		return false;
+	if (errnum == ENOENT) {
+		_cleanup_free_ char *dir = xstrdup(e->path);
+		char *slash = strrchr(dir, '/');
+		slash[slash == dir] = '\0';
+		_cleanup_close_ int fd = open_no_symlinks(dir);
+		struct stat st;
+		return fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+	}
+	if (errnum != EACCES)
+		return false;
+	_cleanup_close_ int fd = unsearchable_dir(e->path);
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid != geteuid();
 }
 
 static const char *type_name(uint32_t type)

@@ -356,7 +356,7 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 		rule_list_add(rules, escaped, ACCESS_EXCLUDE, LAYER_BUILTIN,
 			      "audit log (written only from outside)");
 	}
-	secrets_add_rules(&s->secrets, rules);
+	secrets_add_rules(&s->secrets, &s->host_sockets, rules);
 }
 
 /* The access table a run of cfg gets: the real one and the trust rule's
