@@ -27,7 +27,7 @@
 /* The file: a fixed header, then the records.
  *
  *   magic "AGSBSCAN", u32 format, key[32], i64 scan start (s), u32 (ns),
- *   u32 records, u32 entries, u64 body length, SHA-256 of the body[32]
+ *   u32 records, u32 entries, u64 body length, SHA-256 of all the rest[32]
  *
  * A record: u32 length, the path from the root and a NUL; u64 dev, u64 ino,
  * i64 ctime (s), u32 (ns); u32 files; u32 entries. An entry: u8 type, u8
@@ -386,6 +386,7 @@ static int parse(struct scan_cache *c, const uint8_t key[SCAN_CACHE_KEY_LEN],
 	uint8_t have[SCAN_CACHE_KEY_LEN];
 	SHA2_CTX ctx;
 	SHA256Init(&ctx);
+	SHA256Update(&ctx, (const uint8_t *)c->data, HEADER_LEN - SCAN_CACHE_KEY_LEN);
 	SHA256Update(&ctx, (const uint8_t *)r.at, body_len);
 	SHA256Final(have, &ctx);
 	if (memcmp(have, sum, sizeof(sum)))
@@ -505,12 +506,8 @@ void scan_cache_builder_finish(const struct scan_cache_builder *b, struct strbuf
 	uint32_t format = SCAN_CACHE_FORMAT, records = (uint32_t)b->records,
 		 entries = (uint32_t)b->entries;
 	uint64_t body_len = b->body.len;
-	uint8_t sum[SCAN_CACHE_KEY_LEN];
-	SHA2_CTX ctx;
-	SHA256Init(&ctx);
-	SHA256Update(&ctx, (const uint8_t *)b->body.buf, b->body.len);
-	SHA256Final(sum, &ctx);
 	strbuf_grow(out, HEADER_LEN + b->body.len);
+	size_t start = out->len;
 	put(out, magic, sizeof(magic));
 	put(out, &format, sizeof(format));
 	put(out, b->key, SCAN_CACHE_KEY_LEN);
@@ -518,6 +515,12 @@ void scan_cache_builder_finish(const struct scan_cache_builder *b, struct strbuf
 	put(out, &records, sizeof(records));
 	put(out, &entries, sizeof(entries));
 	put(out, &body_len, sizeof(body_len));
+	uint8_t sum[SCAN_CACHE_KEY_LEN];
+	SHA2_CTX ctx;
+	SHA256Init(&ctx);
+	SHA256Update(&ctx, (const uint8_t *)out->buf + start, out->len - start);
+	SHA256Update(&ctx, (const uint8_t *)b->body.buf, b->body.len);
+	SHA256Final(sum, &ctx);
 	put(out, sum, sizeof(sum));
 	if (b->body.len)
 		put(out, b->body.buf, b->body.len);

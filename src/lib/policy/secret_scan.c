@@ -151,8 +151,15 @@ static bool content_holds_credentials(int dirfd, const char *name, const struct 
 	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	/* Unread is not harmless: the command, its owner, could have taken
 	 * the permission away in an earlier run to give it back in a later. */
+	if (fd < 0 && errno == EACCES) {
+		/* Its mode (and so its ctime) decides, as its content would. */
+		if (id &&
+		    (fstatat(dirfd, name, id, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(id->st_mode)))
+			id->st_ino = 0;
+		return true;
+	}
 	if (fd < 0)
-		return errno == EACCES;
+		return false;
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return false;
@@ -315,9 +322,12 @@ static bool already_followed(const struct walker *w)
 
 static ssize_t read_listing(struct walker *w, int dirfd, size_t depth)
 {
-	if (depth == w->bufs_len) {
+	/* Directories replayed from the cache read nothing: a level may be
+	 * the first read of several. */
+	if (depth >= w->bufs_len) {
 		w->bufs = xreallocarray(w->bufs, depth + 1, sizeof(*w->bufs));
-		w->bufs[depth] = (struct listing){0};
+		for (size_t i = w->bufs_len; i <= depth; i++)
+			w->bufs[i] = (struct listing){0};
 		w->bufs_len = depth + 1;
 	}
 	struct listing *l = &w->bufs[depth];
@@ -579,10 +589,18 @@ static bool content_masked(struct walker *w, int dirfd, struct scan_cache_entry 
 			return e->masked;
 	}
 	struct stat id;
+	struct scan_cache_entry old = *e;
 	e->masked = content_holds_credentials(dirfd, e->name, &content_rules[e->arg], &id);
 	e->ino = id.st_ino;
 	e->ctime = id.st_ino ? id.st_ctim : (struct timespec){0};
-	w->content_updates += cached != NULL;
+	/* The cache is worth writing again when the verdict or the file
+	 * changed, or when the file has settled since (its verdict will be
+	 * trusted next time); not for a file read every time anyway. */
+	if (cached &&
+	    (old.masked != e->masked || old.ino != e->ino || old.ctime.tv_sec != e->ctime.tv_sec ||
+	     old.ctime.tv_nsec != e->ctime.tv_nsec ||
+	     (e->ino && scan_cache_is_settled(&e->ctime, &w->scan_start))))
+		w->content_updates++;
 	return e->masked;
 }
 
