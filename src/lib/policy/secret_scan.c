@@ -825,10 +825,12 @@ int secret_scan(const char *root, const struct secret_scan_options *opts,
 		secret_scan_result_release(out);
 		return r;
 	}
-	/* Worth writing when it says something the cache read did not. */
+	/* Worth writing when it says something the cache read did not (not
+	 * when there was none and there is nothing settled to say). */
 	if (opts->record)
-		opts->record->changed = !opts->cache || w.live_records || w.content_updates ||
-					opts->record->records != opts->cache->len;
+		opts->record->changed = opts->cache ? w.live_records || w.content_updates ||
+							  opts->record->records != opts->cache->len
+						    : opts->record->records > 0;
 	return 0;
 }
 
