@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "policy/pattern.h"
+#include "policy/scan_cache.h"
 #include "base/strv.h"
 
 struct secret_scan_options {
@@ -19,6 +20,14 @@ struct secret_scan_options {
 	/* Also mask .npmrc and .yarnrc.yml files that hold registry
 	 * credentials, and id_* files that hold a private key. */
 	bool check_content;
+	/* What an earlier scan of this root concluded (NULL: nothing), and
+	 * where this scan records what it concludes (NULL: nowhere). A
+	 * directory whose device, inode and ctime are those of its record
+	 * (and settled, see scan_cache.h) is not read again: its entries come
+	 * from the record, and its subdirectories are visited, each judged by
+	 * its own record. Not used beneath a followed symlink. */
+	const struct scan_cache *cache;
+	struct scan_cache_builder *record;
 };
 
 struct secret_match {
@@ -31,9 +40,10 @@ struct secret_match {
 struct secret_scan_result {
 	struct secret_match *items; /* in walk order */
 	size_t len, alloc;
-	size_t files;	   /* entries that are not directories */
-	size_t dirs;	   /* directories entered */
-	size_t unreadable; /* directories that could not be opened */
+	size_t files;	    /* entries that are not directories */
+	size_t dirs;	    /* directories entered */
+	size_t cached_dirs; /* of those, how many the cache answered for */
+	size_t unreadable;  /* directories that could not be opened */
 	/* Every ".git" directory or file met on the way (absolute, in walk
 	 * order): the repositories, submodules and linked worktrees beneath
 	 * the root, found without a second walk. */

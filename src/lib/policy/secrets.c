@@ -80,7 +80,8 @@ static int compare_matches(const void *a, const void *b)
 		      ((const struct secret_match *)b)->path);
 }
 
-int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, struct error *err)
+int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd,
+		 const char *cache_dir, struct error *err)
 {
 	*s = (struct secrets){.cwd = xstrdup(cwd)};
 	build_set(&s->patterns, default_patterns, ARRAY_SIZE(default_patterns),
@@ -101,7 +102,22 @@ int secrets_scan(struct secrets *s, const struct config *cfg, const char *cwd, s
 	}
 	struct timespec start, end;
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	struct scan_cache cache = {0};
+	bool have_cache = false;
+	if (cache_dir) {
+		uint8_t key[SCAN_CACHE_KEY_LEN];
+		scan_cache_key(cwd, &s->patterns, &s->allow, &s->skip, opts.check_content, key);
+		s->cache_path = scan_cache_path(cache_dir, cwd);
+		_cleanup_error_ struct error why = ERROR_INIT;
+		have_cache = scan_cache_load(s->cache_path, key, &s->patterns, &cache, &why) == 0;
+		if (!have_cache)
+			s->cache_unused = xstrdup(why.msg);
+		scan_cache_builder_init(&s->cache_next, key);
+		opts.cache = have_cache ? &cache : NULL;
+		opts.record = &s->cache_next;
+	}
 	int r = secret_scan(cwd, &opts, &s->found, err);
+	scan_cache_release(&cache);
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	s->scan_ms = elapsed_ms(&start, &end);
 	/* Directory order depends on the filesystem; reports should not. */
@@ -232,8 +248,18 @@ void secrets_add_rules(const struct secrets *s, const struct strv *sockets, stru
 	}
 }
 
+int secrets_save_cache(const struct secrets *s, struct error *err)
+{
+	if (!s->cache_path || !s->cache_next.changed)
+		return 0;
+	return scan_cache_store(&s->cache_next, s->cache_path, err) < 0 ? -1 : 1;
+}
+
 void secrets_release(struct secrets *s)
 {
+	free(s->cache_path);
+	free(s->cache_unused);
+	scan_cache_builder_release(&s->cache_next);
 	secret_scan_result_release(&s->found);
 	free(s->cwd);
 	pattern_set_release(&s->patterns);

@@ -583,6 +583,15 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 		return -1;
 	if (mount_plan_memfd_seal(l.mounts_fd, &l.mounts, err) < 0)
 		return -1;
+	/* The plan only read the scan cache; a run that is about to start
+	 * writes what its scan found, for the next one. A cache is an
+	 * optimization: failing to write it stops nothing. */
+	_cleanup_error_ struct error cache_err = ERROR_INIT;
+	int saved = secrets_save_cache(&s->secrets, &cache_err);
+	if (saved < 0)
+		output_debug("secrets: scan cache not written: %s", cache_err.msg);
+	else if (saved > 0)
+		output_debug("secrets: scan cache written to %s", s->secrets.cache_path);
 	/* The kernel does not apply RLIMIT_NPROC to the host's root: a pids
 	 * cgroup, where one can be had, holds the limit instead. bwrap and
 	 * the init count too. */

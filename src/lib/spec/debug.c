@@ -67,6 +67,13 @@ void debug_secrets(const struct secrets *secrets)
 	output_debug("secrets: scanned %zu files in %zu directories in %.1f ms (%zu unreadable "
 		     "directories skipped); %zu masked",
 		     f->files, f->dirs, secrets->scan_ms, f->unreadable, f->len);
+	if (secrets->cache_path && secrets->cache_unused)
+		output_debug("secrets: scan cache not used (%s): every directory was read",
+			     secrets->cache_unused);
+	else if (secrets->cache_path)
+		output_debug(
+		    "secrets: scan cache: %zu of %zu directories unchanged, not read again",
+		    f->cached_dirs, f->dirs);
 	for (size_t i = 0; i < f->len; i++)
 		output_debug("secrets: masked %s%s (pattern \"%s\")", f->items[i].path,
 			     f->items[i].is_dir ? "/ (directory)" : "", f->items[i].pattern);

@@ -613,8 +613,12 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	s->audit_dir = dirs_state(envp, s->home);
 	s->audit = s->cfg.audit.value && s->audit_dir && !inside_sandbox();
 	/* The scan runs before the rules: @git protects the repositories it
-	 * finds. */
-	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, err) < 0)
+	 * finds. Its cache lives in the state directory, hidden inside like
+	 * the audit log; the plan only reads it (the launch writes it). Inside
+	 * a sandbox there is none: the state directory is hidden there. */
+	_cleanup_free_ char *scan_cache_dir =
+	    s->audit_dir && !inside_sandbox() ? xasprintf("%s/scan-cache", s->audit_dir) : NULL;
+	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, scan_cache_dir, err) < 0)
 		return -1;
 	/* A host process may listen on a socket in the project under a name
 	 * /proc/net/unix does not give: the walk met every socket file. */
