@@ -5,7 +5,9 @@
 #
 # Helpers: `sbx ARGS...` runs the binary and records $rc, $T/out, $T/err;
 # `fail MSG` ends the test, `skip WHY` passes it unrun; expect_* assert on the last sbx run;
-# `approve_config [PATH]` approves a config that loosens on purpose.
+# `approve_config [PATH]` approves a config that loosens on purpose;
+# `sbx_after_policy SHELL ARGS...` runs SHELL in the project between the
+# policy and the mounts (a second sandbox's window), then the run.
 
 set -u
 
@@ -106,6 +108,22 @@ approve_config()
 {
 	"$AS" trust "$@" >/dev/null 2>"$T/trust-err" ||
 		fail "agent-sandbox trust $*: $(cat "$T/trust-err")"
+}
+
+# Runs the binary like sbx, with a bwrap shim on PATH that first runs the
+# shell text $1 in the project: after the policy is made, before every
+# mount, which is what a second sandbox on the same project can do in that
+# window.
+sbx_after_policy()
+{
+	real=$(command -v bwrap) || fail "bwrap not found"
+	mkdir -p "$T/shim"
+	printf '#!/bin/sh\ncd %s || exit 99\n%s\ncd / || exit 99\nexec %s "$@"\n' \
+		"'$T/work'" "$1" "'$real'" >"$T/shim/bwrap"
+	chmod 755 "$T" "$T/shim" "$T/shim/bwrap"
+	shift
+	rc=0
+	PATH="$T/shim:$PATH" "$AS" "$@" >"$T/out" 2>"$T/err" </dev/null || rc=$?
 }
 
 setup_test()

@@ -146,20 +146,6 @@ test_thousands_of_masked_files_start_and_stay_masked()
 	expect_err_contains "more than the 9000 bwrap accepts"
 }
 
-# Runs the shell text $1 in the project just before the real bwrap starts
-# (a bwrap shim on PATH): after the policy, before every mount.
-sbx_after_policy()
-{
-	real=$(command -v bwrap) || fail "bwrap not found"
-	mkdir -p "$T/shim"
-	printf '#!/bin/sh\ncd %s || exit 99\n%s\ncd / || exit 99\nexec %s "$@"\n' \
-		"'$T/work'" "$1" "'$real'" >"$T/shim/bwrap"
-	chmod 755 "$T" "$T/shim" "$T/shim/bwrap"
-	shift
-	rc=0
-	PATH="$T/shim:$PATH" "$AS" "$@" >"$T/out" 2>"$T/err" </dev/null || rc=$?
-}
-
 # The mask goes onto the path itself, never through a symlink found there:
 # the link is covered like the file it replaced, and its target (outside
 # the project) is not reached.

@@ -79,21 +79,6 @@ while True:
 	rm -f "$1.up"
 }
 
-# Runs sbx with a bwrap shim on PATH that runs the shell text $1 in the
-# project after the policy is made, then the real bwrap: what a second
-# sandbox on the same project can do in that window.
-sbx_after_policy()
-{
-	real=$(command -v bwrap) || fail "bwrap not found"
-	mkdir -p "$T/shim"
-	printf '#!/bin/sh\ncd %s || exit 99\n%s\ncd / || exit 99\nexec %s "$@"\n' \
-		"'$T/work'" "$1" "'$real'" >"$T/shim/bwrap"
-	chmod 755 "$T" "$T/shim" "$T/shim/bwrap"
-	shift
-	rc=0
-	PATH="$T/shim:$PATH" "$AS" "$@" >"$T/out" 2>"$T/err" </dev/null || rc=$?
-}
-
 CONNECT='import socket, sys
 s = socket.socket(socket.AF_UNIX)
 try:

@@ -212,22 +212,27 @@ static void bwrap_render_renders_each_access_level(void **state)
 /* Each masked file is bound from its own stand-in, in policy order; one
  * without (fewer stand-ins than masked files) falls back to the shared
  * empty file, and a masked directory stays a tmpfs. */
+/* Masked files (two of them with stand-ins), a masked directory, and a
+ * writable directory with a masked file inside a writable project. */
+static struct access_entry masked[] = {
+    ENTRY("/home/u", RO, true),
+    ENTRY("/home/u/.netrc", EXCLUDE, false),
+    ENTRY("/home/u/.ssh", EXCLUDE, true),
+    ENTRY("/home/u/proj", RW, true),
+    ENTRY("/home/u/proj/.env", EXCLUDE, false),
+    ENTRY("/home/u/proj/key.pem", EXCLUDE, false),
+    ENTRY("/home/u/proj/sub", RW, true),
+    ENTRY("/home/u/proj/sub/.env", EXCLUDE, false),
+};
+static const struct bwrap_copy stand_ins[] = {
+    {.dest = "/home/u/.netrc", .source = "/run/m/0"},
+    {.dest = "/home/u/proj/.env", .source = "/run/m/1"},
+};
+
 static void bwrap_render_binds_each_masked_file_from_its_own_stand_in(void **state)
 {
 	(void)state;
-	struct access_entry masked[] = {
-	    ENTRY("/home/u", RO, true),
-	    ENTRY("/home/u/.netrc", EXCLUDE, false),
-	    ENTRY("/home/u/.ssh", EXCLUDE, true),
-	    ENTRY("/home/u/proj", RW, true),
-	    ENTRY("/home/u/proj/.env", EXCLUDE, false),
-	    ENTRY("/home/u/proj/key.pem", EXCLUDE, false),
-	};
 	const struct policy p = {.entries = masked, .len = ARRAY_SIZE(masked)};
-	const struct bwrap_copy stand_ins[] = {
-	    {.dest = "/home/u/.netrc", .source = "/run/m/0"},
-	    {.dest = "/home/u/proj/.env", .source = "/run/m/1"},
-	};
 	struct bwrap_input plan = small_plan();
 	plan.policy = &p;
 	plan.stand_ins = stand_ins;
@@ -250,21 +255,7 @@ static void bwrap_render_binds_each_masked_file_from_its_own_stand_in(void **sta
 static void bwrap_render_leaves_masked_files_to_the_init_when_asked(void **state)
 {
 	(void)state;
-	struct access_entry masked[] = {
-	    ENTRY("/home/u", RO, true),
-	    ENTRY("/home/u/.netrc", EXCLUDE, false),
-	    ENTRY("/home/u/.ssh", EXCLUDE, true),
-	    ENTRY("/home/u/proj", RW, true),
-	    ENTRY("/home/u/proj/.env", EXCLUDE, false),
-	    ENTRY("/home/u/proj/key.pem", EXCLUDE, false),
-	    ENTRY("/home/u/proj/sub", RW, true),
-	    ENTRY("/home/u/proj/sub/.env", EXCLUDE, false),
-	};
 	const struct policy p = {.entries = masked, .len = ARRAY_SIZE(masked)};
-	const struct bwrap_copy stand_ins[] = {
-	    {.dest = "/home/u/.netrc", .source = "/run/m/0"},
-	    {.dest = "/home/u/proj/.env", .source = "/run/m/1"},
-	};
 	static const struct {
 		bool init_binds;
 		bool with_plan;
