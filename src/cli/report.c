@@ -406,6 +406,25 @@ void report_quarantine(int fd, const struct guard *g)
 
 #define SECRET_READS_SHOWN 10
 
+void report_hidden_command(int fd, const char *name, const char *host_path)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	_cleanup_free_ char *dir = xstrdup(host_path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	strbuf_addstr(&sb, "agent-sandbox: hint: ");
+	term_escape_add(&sb, name);
+	strbuf_addstr(&sb, " is ");
+	term_escape_add(&sb, host_path);
+	strbuf_addstr(&sb, " on the host, a place the sandbox does not show (/tmp and /run are "
+			   "private inside, masked paths are empty): install it elsewhere, or show "
+			   "it with --ro ");
+	term_escape_add(&sb, dir);
+	strbuf_addstr(&sb, "\n");
+	write_text(fd, &sb);
+}
+
 void report_secret_reads(int fd, const struct strv *paths, const char *cwd)
 {
 	if (!paths->len)

@@ -41,6 +41,10 @@ void report_network(struct strbuf *sb, const struct network_config *net);
 
 /* --dry-run: "bwrap" and then one argument per line. */
 int report_dry_run(int fd, const struct strv *args);
+
+/* After "command not found": the program is at host_path on the host, a
+ * place the sandbox does not show. */
+void report_hidden_command(int fd, const char *name, const char *host_path);
 /* The binds the init makes instead of bwrap (source, dest, mode
  * triples), for --dry-run's stderr: one "dest <- source, mode" line each,
  * escaped. */

@@ -106,6 +106,13 @@ int verb_run(const struct cli *cli, char **envp, const struct cli_io *io, struct
 	struct sandbox_io sio = {.in = io->in, .out = io->out, .err = io->err};
 	_cleanup_sandbox_result_ struct sandbox_result result = {0};
 	int status = sandbox_launch(&s, &sio, &result, err);
+	/* The init says "command not found"; when the program is on the host
+	 * in a place the sandbox hides, say that too. */
+	if (status == 127) {
+		_cleanup_free_ char *hidden = sandbox_spec_hidden_command(&s);
+		if (hidden)
+			report_hidden_command(io->err, s.command.items[0], hidden);
+	}
 	if (result.guard)
 		report_quarantine(io->err, result.guard);
 	report_secret_reads(io->err, &result.secret_reads, s.cwd);

@@ -150,4 +150,32 @@ test_config_error_exits_2_and_runs_nothing()
 	expect_no_file ran
 }
 
+# /tmp is private inside: a program installed under the host's /tmp is not
+# found there, and the user is told where it is and how to show it.
+test_missing_program_under_the_hosts_tmp_says_tmp_is_private()
+{
+	dir=$(mktemp -d /tmp/as-hidden.XXXXXX) || fail "mktemp"
+	printf '#!/bin/sh\necho hello-from-tmp\n' >"$dir/hellotmp"
+	chmod 755 "$dir" "$dir/hellotmp"
+	PATH="$dir:$PATH" sbx -- hellotmp
+	cp "$T/err" "$T/err.hidden"
+	first=$rc
+	PATH="$dir:$PATH" sbx --ro "$dir" -- hellotmp
+	rm -rf "$dir"
+	[ "$first" -eq 127 ] || fail "expected 127 without --ro, got $first"
+	grep -qF "hellotmp: command not found" "$T/err.hidden" || fail "no 'command not found'"
+	grep -qF "hint: hellotmp is $dir/hellotmp on the host, a place the sandbox does not show" \
+		"$T/err.hidden" || fail "no hint: $(cat "$T/err.hidden")"
+	grep -qF -- "--ro $dir" "$T/err.hidden" || fail "the hint does not name --ro $dir"
+	expect_status 0
+	expect_out "hello-from-tmp"
+}
+
+test_missing_program_nowhere_on_the_host_gets_no_hint()
+{
+	sbx -- no-such-program-xyz
+	expect_status 127
+	expect_err_lacks "hint:"
+}
+
 run_tests

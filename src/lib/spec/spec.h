@@ -115,3 +115,11 @@ DEFINE_CLEANUP_FUNC(struct sandbox_spec, sandbox_spec_release)
  * config loosens and its content was never approved (or has changed, or
  * the file was replaced). */
 bool sandbox_spec_trust_refused(const struct sandbox_spec *spec);
+
+/* Where the command's program is on the host when the sandbox does not
+ * show that place (a host /tmp or /run, a masked directory): the init then
+ * says "command not found", and the front end can say why. Looks the
+ * name up in the command's PATH, as the init does. Returns the host path
+ * (the caller frees it), or NULL when the program is not on the host or
+ * is visible inside. */
+char *sandbox_spec_hidden_command(const struct sandbox_spec *spec);
