@@ -239,4 +239,16 @@ test_the_proxy_socket_and_its_directory_are_removed_afterwards()
 	expect_no_file "$(dirname "$sock")"
 }
 
+# A connection the policy allowed that then failed (the name does not
+# resolve) must not read like a success in the log.
+test_log_says_an_allowed_connection_that_failed_failed()
+{
+	sbx --allow-host nowhere.invalid curl -sS --max-time 20 https://nowhere.invalid/
+	[ "$rc" -ne 0 ] || fail "curl reached nowhere.invalid"
+	sbx log
+	expect_status 0
+	expect_out_contains "allowed connect nowhere.invalid:443"
+	expect_out_contains ", failed: cannot resolve nowhere.invalid"
+}
+
 run_tests

@@ -72,8 +72,11 @@ static void add_network(struct strbuf *sb, struct json_object *r)
 		_cleanup_free_ char *ms = field_text(r, "duration_ms", "?");
 		strbuf_addf(sb, ", %s bytes out, %s in, %s ms", out, in, ms);
 	}
+	/* An allowed connection with a reason is one that failed after the
+	 * decision (the name did not resolve, the host did not answer): it
+	 * must not read like a success. */
 	if (field(r, "reason")) {
-		strbuf_addstr(sb, ": ");
+		strbuf_addstr(sb, decision && !strcmp(decision, "allowed") ? ", failed: " : ": ");
 		add_text(sb, field(r, "reason"));
 	}
 }
