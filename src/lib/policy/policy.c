@@ -108,6 +108,15 @@ const struct base_mount *policy_base_for(const char *path)
 	return best;
 }
 
+bool policy_shows_host_path(const struct access_entry *covering, const char *path)
+{
+	if (covering && covering->level == ACCESS_EXCLUDE)
+		return false;
+	const struct base_mount *base = policy_base_for(path);
+	return base->kind == BASE_HOST_ROOT ||
+	       (covering && strlen(covering->path) >= strlen(base->path));
+}
+
 /* Expands one rule into candidates; records why nothing came of it. */
 /* A glob in the last segment also covers names that appear later: record
  * where to look. Globs in earlier segments name directories that do not

@@ -112,6 +112,12 @@ bool policy_rule_for_new(const struct policy *p, const char *path, const struct 
 /* The base mount that covers a path when no entry does. */
 const struct base_mount *policy_base_for(const char *path);
 
+/* Whether the sandbox shows the host's object at path, given covering, the
+ * deepest entry at or above it (NULL: none): under a bind of a host
+ * directory or the host root, not under a fresh tmpfs (/tmp, /run, /dev,
+ * /proc) or a masked path. */
+bool policy_shows_host_path(const struct access_entry *covering, const char *path);
+
 void policy_release(struct policy *p);
 
 DEFINE_CLEANUP_FUNC(struct policy, policy_release)

@@ -269,20 +269,6 @@ static void render_landlock(const struct bwrap_input *plan, struct strv *args)
 		strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->localhost[i]);
 }
 
-/* Whether a path is there inside the sandbox before its own mount, that
- * is, under a bind of a host directory (or the host root) rather than under
- * a fresh tmpfs (/tmp, /run, a masked directory): the init binds onto what
- * exists, while bwrap makes the mount point on the tmpfs. parent is the
- * nearest entry above the path, or NULL. */
-static bool on_host_bind(const struct access_entry *parent, const char *path)
-{
-	if (parent && parent->level == ACCESS_EXCLUDE)
-		return false;
-	const struct base_mount *base = policy_base_for(path);
-	return base->kind == BASE_HOST_ROOT ||
-	       (parent && strlen(parent->path) >= strlen(base->path));
-}
-
 /* Whether the init can make the entry's mount: a masked file from its
  * staged stand-in, or a directory or file bound onto itself (the pins on
  * the way to masked files, protected files) by cloning what is there. A
@@ -292,7 +278,9 @@ static bool on_host_bind(const struct access_entry *parent, const char *path)
 static bool init_can_bind(const struct bwrap_input *plan, const struct access_entry *e,
 			  const struct access_entry *parent, bool root_writable)
 {
-	if (!strcmp(e->path, "/") || !on_host_bind(parent, e->path))
+	/* The init binds onto what exists inside; bwrap makes a mount point
+	 * on a tmpfs. */
+	if (!strcmp(e->path, "/") || !policy_shows_host_path(parent, e->path))
 		return false;
 	switch (e->level) {
 	case ACCESS_EXCLUDE:

@@ -465,45 +465,21 @@ bool sandbox_spec_trust_refused(const struct sandbox_spec *s)
 	       s->trust.state == TRUST_REPLACED;
 }
 
-/* Whether the sandbox shows host path as it is: under a bind of a host
- * directory (or the host root) rather than a fresh tmpfs, and not masked. */
-static bool shown_inside(const struct policy *p, const char *path)
-{
-	const struct access_entry *e = policy_entry_for(p, path);
-	if (e && e->level == ACCESS_EXCLUDE)
-		return false;
-	const struct base_mount *base = policy_base_for(path);
-	return base->kind == BASE_HOST_ROOT || (e && strlen(e->path) >= strlen(base->path));
-}
-
-static char *program_on_host(const struct sandbox_spec *s, const char *name)
-{
-	if (strchr(name, '/'))
-		return name[0] == '/' ? xstrdup(name) : xasprintf("%s/%s", s->cwd, name);
-	const char *path = env_get(strv_array((struct strv *)&s->env.envp), "PATH");
-	for (const char *dir = path; dir && *dir;) {
-		size_t n = strcspn(dir, ":");
-		if (n) {
-			_cleanup_free_ char *candidate = xasprintf("%.*s/%s", (int)n, dir, name);
-			struct stat st;
-			if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
-			    access(candidate, X_OK) == 0)
-				return steal_ptr(&candidate);
-		}
-		dir += n + (dir[n] == ':');
-	}
-	return NULL;
-}
-
 char *sandbox_spec_hidden_command(const struct sandbox_spec *s)
 {
 	if (!s->command.len || !s->command.items[0][0])
 		return NULL;
-	_cleanup_free_ char *found = program_on_host(s, s->command.items[0]);
+	const char *name = s->command.items[0];
+	_cleanup_free_ char *found =
+	    !strchr(name, '/') ? env_find_program(strv_array((struct strv *)&s->env.envp), name)
+	    : name[0] == '/'   ? xstrdup(name)
+			       : xasprintf("%s/%s", s->cwd, name);
 	if (!found)
 		return NULL;
 	_cleanup_free_ char *resolved = realpath(found, NULL);
-	if (!resolved || (shown_inside(&s->policy, found) && shown_inside(&s->policy, resolved)))
+	const struct policy *p = &s->policy;
+	if (!resolved || (policy_shows_host_path(policy_entry_for(p, found), found) &&
+			  policy_shows_host_path(policy_entry_for(p, resolved), resolved)))
 		return NULL;
 	return steal_ptr(&found);
 }
