@@ -248,27 +248,6 @@ void secrets_add_rules(const struct secrets *s, const struct strv *sockets, stru
 	}
 }
 
-int secrets_rescan(const struct secrets *s, struct secret_scan_result *found, struct error *err)
-{
-	struct secret_scan_options opts = {
-	    .patterns = &s->patterns,
-	    .allow = &s->allow,
-	    .skip = &s->skip,
-	    .check_content = true,
-	};
-	struct scan_cache cache = {0};
-	if (s->cache_path) {
-		uint8_t key[SCAN_CACHE_KEY_LEN];
-		scan_cache_key(s->cwd, &s->patterns, &s->allow, &s->skip, opts.check_content, key);
-		_cleanup_error_ struct error why = ERROR_INIT;
-		if (scan_cache_load(s->cache_path, key, &s->patterns, &cache, &why) == 0)
-			opts.cache = &cache;
-	}
-	int r = secret_scan(s->cwd, &opts, found, err);
-	scan_cache_release(&cache);
-	return r;
-}
-
 int secrets_save_cache(const struct secrets *s, struct error *err)
 {
 	if (!s->cache_path || !s->cache_next.changed)

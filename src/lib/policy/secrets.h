@@ -38,12 +38,6 @@ bool secrets_would_mask(const struct config *cfg, const char *rel);
 /* One exclude rule per masked path, at the presets' layer, and a mount
  * point on each directory on the way to it and to each of sockets (the
  * host's, masked one by one) in the project (see secrets.c). */
-/* The same scan of the working directory again, with the same options,
- * answered from the cache the last run wrote wherever a directory has not
- * changed since (the guard's sweeps look for repositories planted during a
- * run). Returns 0, or -1 with err set. */
-int secrets_rescan(const struct secrets *s, struct secret_scan_result *found, struct error *err);
-
 void secrets_add_rules(const struct secrets *s, const struct strv *sockets,
 		       struct rule_list *rules);
 

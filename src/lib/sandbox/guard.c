@@ -77,8 +77,8 @@ struct repository_watch {
  * start: see guard_watch_tree. */
 struct tree_watch {
 	char *root;
-	char *common;		    /* the repository's common directory, or NULL */
-	const struct secrets *scan; /* the plan's: options and cache */
+	char *common; /* the repository's common directory, or NULL */
+	const struct pattern_set *skip;
 	struct strv known;
 	size_t unreadable; /* directories the walk could not read at start */
 	struct timespec last;
@@ -996,17 +996,18 @@ static bool repository_is_harmless(const struct guard *g, const struct tree_watc
 	return harmless;
 }
 
-/* Walks the working directory (the secret scan again, answered from its
- * cache where nothing changed) for .git entries that were not there at
- * start, and guards each that is not harmless. */
+/* Walks the working directory (as the secret scan does) for .git entries
+ * that were not there at start, and guards each that is not harmless. */
 static void sweep_tree(struct guard *g)
 {
 	struct tree_watch *tw = g->tree;
 	struct timespec start, end;
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	struct pattern_set none = {0};
+	struct secret_scan_options opts = {.patterns = &none, .allow = &none, .skip = tw->skip};
 	struct secret_scan_result found;
 	_cleanup_error_ struct error err = ERROR_INIT;
-	if (secrets_rescan(tw->scan, &found, &err) == 0) {
+	if (secret_scan(tw->root, &opts, &found, &err) == 0) {
 		if (found.unreadable > tw->unreadable)
 			stop(g, xasprintf("a directory in %s can no longer be read, so the guard "
 					  "cannot look into it for planted repositories; the "
@@ -1053,11 +1054,9 @@ static void maybe_sweep(struct guard *g, bool now)
 	}
 }
 
-void guard_watch_tree(struct guard *g, const struct secrets *scan, const char *common)
+void guard_watch_tree(struct guard *g, const char *root, const char *common,
+		      const struct pattern_set *skip, const struct strv *known, size_t unreadable)
 {
-	const char *root = scan->cwd;
-	const struct strv *known = &scan->found.git_entries;
-	size_t unreadable = scan->found.unreadable;
 	struct tree_watch *tw = xcalloc(1, sizeof(*tw));
 	struct rule *r = xcalloc(1, sizeof(*r));
 	*r = (struct rule){
@@ -1072,7 +1071,7 @@ void guard_watch_tree(struct guard *g, const struct secrets *scan, const char *c
 	*tw = (struct tree_watch){
 	    .root = xstrdup(root),
 	    .common = common ? xstrdup(common) : NULL,
-	    .scan = scan,
+	    .skip = skip,
 	    .known = STRV_INIT,
 	    .rule = r,
 	};

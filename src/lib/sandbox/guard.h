@@ -15,7 +15,6 @@
 #include "base/error.h"
 #include "policy/pattern.h"
 #include "policy/policy.h"
-#include "policy/secrets.h"
 #include "base/strbuf.h"
 #include "base/strv.h"
 
@@ -82,19 +81,17 @@ int guard_start(struct guard **out, const struct guard_plan *plan, const struct 
  * index did not have, is moved aside. */
 void guard_watch_repository(struct guard *g, const char *toplevel, const char *index);
 
-/* Sweeps the working directory, with the secret scan's options, for .git
- * entries that scan did not find at start, at most once a second and at
- * the end; directories unchanged since the scan's cache was written are not
- * read again (a planted entry changes its directory). A repository that
- * appears there with
+/* Sweeps root (the working directory) for .git entries that were not among
+ * known at start, skipping directories that match skip, at most once a
+ * second and at the end: a repository that appears there with
  * configuration or hooks that run (a host git started in that directory
  * would run them) is moved aside. Plain repositories (git init, git clone)
  * and linked worktrees of the repository whose common directory is common
  * stay, and their indexes are watched like those of the repositories in
- * the scan found. A directory that becomes unreadable (more than the scan
- * met) stops the sandbox: the sweep cannot look into it. scan outlives g's
- * sweeps. */
-void guard_watch_tree(struct guard *g, const struct secrets *scan, const char *common);
+ * known. A directory that becomes unreadable (more than unreadable at
+ * start) stops the sandbox: the sweep cannot look into it. */
+void guard_watch_tree(struct guard *g, const char *root, const char *common,
+		      const struct pattern_set *skip, const struct strv *known, size_t unreadable);
 
 /* The descriptor to wait on. */
 int guard_fd(const struct guard *g);

@@ -211,7 +211,8 @@ static int start_guard(const struct sandbox_spec *s, const struct guard_plan *pl
 		guard_watch_repository(*out, repo.toplevel, index);
 	}
 	if (!s->secrets.skipped_root)
-		guard_watch_tree(*out, &s->secrets, in_repo ? repo.common : NULL);
+		guard_watch_tree(*out, s->cwd, in_repo ? repo.common : NULL, &s->secrets.skip,
+				 &s->secrets.found.git_entries, s->secrets.found.unreadable);
 	git_repo_release(&repo);
 	debug_guard(plan);
 	return 0;
