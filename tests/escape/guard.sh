@@ -333,6 +333,20 @@ test_a_repository_planted_in_a_subdirectory_does_not_run_on_the_host()
 	expect_err_contains "src/.git (ro by @git (a repository that appeared"
 }
 
+# A directory made during the run with a name the secret scan masks whole
+# (.ssh, .aws, .gnupg) is still swept: a repository planted beneath it
+# would run its fsmonitor at the user's next git status there.
+test_a_repository_planted_under_a_secret_named_directory_is_moved()
+{
+	make_guarded_project
+	sbx sh -c "mkdir -p lib/.aws && cd lib/.aws && /run/agent-sandbox/bin/git init -q . &&
+		printf '[core]\n\tfsmonitor = \"touch %s/fsmonitor-ran; false\"\n\trepositoryformatversion = 0\n' \"\$HOME\" >.git/config; true"
+	expect_status 0
+	expect_no_file "$T/work/lib/.aws/.git"
+	(cd lib/.aws && git status >/dev/null 2>&1)
+	expect_no_file "$HOME/fsmonitor-ran"
+}
+
 test_a_plain_clone_and_a_new_worktree_inside_the_project_stay()
 {
 	make_guarded_project
