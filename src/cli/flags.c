@@ -46,6 +46,12 @@ const char cli_usage[] =
     "                          (Landlock) cannot be applied; recorded in the audit log\n"
     "      --env NAME[=VALUE]  pass NAME through (a glob), or set it (repeatable)\n"
     "      --env-block PATTERN drop variables whose names match (repeatable)\n"
+    "      --credential NAME   inject the key of credential NAME (anthropic, openai,\n"
+    "                          github, or one in \"credentials\"): the command gets a\n"
+    "                          placeholder and a local endpoint, never the key (repeatable)\n"
+    "      --localhost PORT    let the command reach the host's loopback PORT\n"
+    "                          (repeatable; like network.localhost)\n"
+    "      --resolve NAME=ADDR[:PORT]  pin NAME to ADDR (repeatable; like network.resolve)\n"
     "\n"
     "log flags (agent-sandbox log [--json] [--blocked] [-n N]):\n"
     "      --json              print the audit records as they are stored\n"
@@ -79,6 +85,9 @@ enum flag_id {
 	F_JSON,
 	F_BLOCKED,
 	F_LAST,
+	F_CREDENTIAL,
+	F_LOCALHOST,
+	F_RESOLVE,
 };
 
 enum flag_arg {
@@ -117,6 +126,9 @@ static const struct flag {
     {"json", 0, ARG_NONE, F_JSON, NULL},
     {"blocked", 0, ARG_NONE, F_BLOCKED, NULL},
     {"last", 'n', ARG_REQUIRED, F_LAST, "a number of records"},
+    {"credential", 0, ARG_REQUIRED, F_CREDENTIAL, "a credential name"},
+    {"localhost", 0, ARG_REQUIRED, F_LOCALHOST, "a port number"},
+    {"resolve", 0, ARG_REQUIRED, F_RESOLVE, "NAME=ADDR[:PORT]"},
 };
 
 static const struct {
@@ -267,6 +279,48 @@ static int add_allow_host(struct cli *cli, const char *value, struct error *err)
 	return 0;
 }
 
+/* --credential, --localhost and --resolve: the network flags of the user's
+ * own, needing no trust. Values are checked here, so a typo is a usage
+ * error naming the expected form. */
+static int add_network_flag(struct cli *cli, enum flag_id id, const char *value, struct error *err)
+{
+	if (id == F_CREDENTIAL) {
+		if (strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(value) ||
+		    strlen(value) > 32)
+			return error_set(
+			    err, ERROR_USAGE,
+			    "flag --credential %s: expected a credential name "
+			    "(anthropic, openai, github, or a name from \"credentials\" "
+			    "in your global config)",
+			    value);
+		strv_push(&cli->credentials, value);
+		return 0;
+	}
+	if (id == F_LOCALHOST) {
+		char *end = NULL;
+		errno = 0;
+		long port = strtol(value, &end, 10);
+		if (errno || end == value || *end || port < 1 || port > 65535)
+			return error_set(err, ERROR_USAGE,
+					 "flag --localhost %s: expected a port number from 1 to "
+					 "65535, like --localhost 5432",
+					 value);
+		strv_pushf(&cli->localhost, "%ld", port);
+		return 0;
+	}
+	_cleanup_free_ char *name = NULL, *pin = NULL;
+	unsigned port = 0;
+	if (!config_parse_resolve_flag(value, &name, &pin, &port))
+		return error_set(
+		    err, ERROR_USAGE,
+		    "flag --resolve %s: expected NAME=ADDR[:PORT] with a host name and "
+		    "an IPv4 or IPv6 address, like --resolve api.example.com=127.0.0.1:8443 "
+		    "or --resolve db.internal=[::1]:5432",
+		    value);
+	strv_push(&cli->resolve, value);
+	return 0;
+}
+
 static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, const char *value,
 		      bool *verb_set, struct error *err)
 {
@@ -347,6 +401,10 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 		return 0;
 	case F_LAST:
 		return parse_count(shown, value, &cli->log_limit, err);
+	case F_CREDENTIAL:
+	case F_LOCALHOST:
+	case F_RESOLVE:
+		return add_network_flag(cli, f->id, value, err);
 	}
 	return 0;
 }
@@ -412,6 +470,9 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	    .env_allow = STRV_INIT,
 	    .env_set = STRV_INIT,
 	    .env_block = STRV_INIT,
+	    .credentials = STRV_INIT,
+	    .localhost = STRV_INIT,
+	    .resolve = STRV_INIT,
 	    .log_limit = -1,
 	};
 	bool verb_set = false, verb_word_seen = false, forced = false;
@@ -451,6 +512,17 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 		error_set(err, ERROR_USAGE, "--allow-host cannot be combined with --network=%s",
 			  cli->network == YES ? "true" : "false");
 		error_hint(err, "--allow-host adds to the filtered network, which is the default; "
+				"drop --network");
+		return -1;
+	}
+	if ((cli->credentials.len || cli->localhost.len || cli->resolve.len) &&
+	    cli->network != UNSET) {
+		error_set(err, ERROR_USAGE, "%s cannot be combined with --network=%s",
+			  cli->credentials.len ? "--credential"
+			  : cli->localhost.len ? "--localhost"
+					       : "--resolve",
+			  cli->network == YES ? "true" : "false");
+		error_hint(err, "it works through the filtered network, which is the default; "
 				"drop --network");
 		return -1;
 	}
@@ -513,5 +585,8 @@ void cli_release(struct cli *cli)
 	strv_release(&cli->env_block);
 	command_table_release(&cli->commands);
 	strv_release(&cli->allow_hosts);
+	strv_release(&cli->credentials);
+	strv_release(&cli->localhost);
+	strv_release(&cli->resolve);
 	cli->cwd = cli->config_path = NULL;
 }

@@ -40,14 +40,17 @@ struct cli {
 	enum tristate read_only;
 	bool dry_run;
 	bool debug;
-	bool allow_degraded;   /* run without layers the kernel lacks */
-	char **command;	       /* points into argv; NULL-terminated; may be empty */
-	struct strv env_allow; /* --env NAME (a name glob) */
-	struct strv env_set;   /* --env NAME=VALUE */
-	struct strv env_block; /* --env-block PATTERN */
-	bool log_json;	       /* log --json */
-	bool log_blocked;      /* log --blocked */
-	long log_limit;	       /* log -n N; -1 for all */
+	bool allow_degraded;	 /* run without layers the kernel lacks */
+	char **command;		 /* points into argv; NULL-terminated; may be empty */
+	struct strv env_allow;	 /* --env NAME (a name glob) */
+	struct strv env_set;	 /* --env NAME=VALUE */
+	struct strv env_block;	 /* --env-block PATTERN */
+	struct strv credentials; /* --credential NAME */
+	struct strv localhost;	 /* --localhost PORT, as a number's text */
+	struct strv resolve;	 /* --resolve NAME=ADDR[:PORT], validated */
+	bool log_json;		 /* log --json */
+	bool log_blocked;	 /* log --blocked */
+	long log_limit;		 /* log -n N; -1 for all */
 };
 
 int cli_parse(int argc, char **argv, struct cli *cli, struct error *err);

@@ -20,6 +20,9 @@ void cli_request(const struct cli *cli, char *const *envp, struct sandbox_reques
 	    .env_allow = &cli->env_allow,
 	    .env_set = &cli->env_set,
 	    .env_block = &cli->env_block,
+	    .credentials = &cli->credentials,
+	    .localhost = &cli->localhost,
+	    .resolve = &cli->resolve,
 	    .allow_degraded = cli->allow_degraded,
 	    .command = cli->command,
 	};

@@ -254,6 +254,12 @@ void audit_network(struct audit *a, const struct proxy_decision *d)
 		json_object_object_add(r, "address", json_object_new_string(d->address));
 	if (d->reason)
 		json_object_object_add(r, "reason", json_object_new_string(d->reason));
+	/* The credential's name and the upstream's answer: never its key. */
+	if (d->credential) {
+		json_object_object_add(r, "credential", json_object_new_string(d->credential));
+		if (d->status)
+			json_object_object_add(r, "status", json_object_new_int(d->status));
+	}
 	if (d->allowed) {
 		json_object_object_add(r, "bytes_out",
 				       json_object_new_int64((int64_t)d->bytes_out));

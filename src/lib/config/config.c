@@ -471,15 +471,30 @@ static int load_secrets(struct loader *ld, struct json_object *root)
 	return 0;
 }
 
-static int check_env_name(struct loader *ld, struct jsonc_pos pos, const char *name)
+/* "x-api-key" or "Authorization: Bearer": a token, then optionally ": "
+ * and a printable prefix. */
+static bool all_header_name(const char *text)
+{
+	size_t n = strcspn(text, ":");
+	if (!n ||
+	    strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != n)
+		return false;
+	for (const char *c = text + n; *c; c++)
+		if ((unsigned char)*c < ' ' || *c == 0x7f)
+			return false;
+	return true;
+}
+
+static int check_env_name(struct loader *ld, struct jsonc_pos pos, const char *where,
+			  const char *name)
 {
 	if (!*name || strchr(name, '=') ||
 	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
 		strlen(name))
 		return fail_at(ld, pos,
-			       "in \"env.set\": \"%s\" is not a variable name (letters, digits "
+			       "in \"%s\": \"%s\" is not a variable name (letters, digits "
 			       "and \"_\")",
-			       name);
+			       where, name);
 	return 0;
 }
 
@@ -493,7 +508,7 @@ static int load_env_set(struct loader *ld, struct json_object *env)
 	{
 		struct jsonc_pos kp = {0, 0}, vp = {0, 0};
 		jsonc_member_pos(set, name, &kp, &vp);
-		if (check_env_name(ld, kp, name) < 0)
+		if (check_env_name(ld, kp, "env.set", name) < 0)
 			return -1;
 		if (!json_object_is_type(value, json_type_string))
 			return fail_at(ld, vp,
@@ -757,11 +772,138 @@ static int load_sockets(struct loader *ld, struct json_object *root)
 			       ACCESS_RO, &ld->cfg->sockets);
 }
 
+static int load_credential_string(struct loader *ld, struct json_object *obj, const char *name,
+				  const char *key, char **out)
+{
+	struct jsonc_pos pos = {0, 0};
+	jsonc_member_pos(obj, key, NULL, &pos);
+	struct json_object *v = json_object_object_get(obj, key);
+	if (!json_object_is_type(v, json_type_string) || !json_object_get_string_len(v) ||
+	    (size_t)json_object_get_string_len(v) != strlen(json_object_get_string(v)))
+		return fail_at(ld, pos,
+			       "in \"credentials.%s\": expected a non-empty string for \"%s\"",
+			       name, key);
+	free(*out);
+	*out = xstrdup(json_object_get_string(v));
+	return 0;
+}
+
+static int load_credential(struct loader *ld, const char *name, struct json_object *obj,
+			   struct jsonc_pos pos)
+{
+	static const char *const keys[] = {"env", "file", "hosts", "ca", "header", "base-url-env"};
+	static const char *const example =
+	    "{\"env\": \"ANTHROPIC_API_KEY\"} or {\"file\": \"~/.config/x/key\", \"hosts\": "
+	    "[\"api.x.com\"], \"header\": \"Authorization: Bearer\"}";
+	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(name) ||
+	    strlen(name) > 32)
+		return fail_at(ld, pos,
+			       "\"credentials\" key \"%s\" is not a credential name (lower-case "
+			       "letters, digits, \"-\" and \"_\")",
+			       name);
+	if (!json_object_is_type(obj, json_type_object))
+		return fail_at(ld, pos, "expected an object like %s for \"credentials.%s\"",
+			       example, name);
+	struct config_credentials *list = &ld->cfg->credentials;
+	list->items = xreallocarray(list->items, list->len + 1, sizeof(*list->items));
+	struct config_credential *c = &list->items[list->len++];
+	*c = (struct config_credential){
+	    .name = xstrdup(name), .hosts = STRV_INIT, .origin = origin_at(ld, pos)};
+	json_object_object_foreach(obj, key, value)
+	{
+		(void)value;
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(obj, key, &kp, NULL);
+		int r = 0;
+		if (!strcmp(key, "env")) {
+			r = load_credential_string(ld, obj, name, key, &c->env);
+			if (!r && check_env_name(ld, kp, "credentials", c->env) < 0)
+				return -1;
+		} else if (!strcmp(key, "file")) {
+			r = load_credential_string(ld, obj, name, key, &c->file);
+		} else if (!strcmp(key, "ca")) {
+			r = load_credential_string(ld, obj, name, key, &c->ca);
+		} else if (!strcmp(key, "header")) {
+			r = load_credential_string(ld, obj, name, key, &c->header);
+			if (!r && !all_header_name(c->header))
+				return fail_at(ld, kp,
+					       "in \"credentials.%s\": expected a header name with "
+					       "an optional value prefix (\"x-api-key\", "
+					       "\"Authorization: Bearer\") for \"header\"",
+					       name);
+		} else if (!strcmp(key, "base-url-env")) {
+			r = load_credential_string(ld, obj, name, key, &c->base_url_env);
+			if (!r && check_env_name(ld, kp, "credentials", c->base_url_env) < 0)
+				return -1;
+		} else if (!strcmp(key, "hosts")) {
+			struct json_object *array;
+			if (load_string_array(ld, obj, key, "host names", &array) < 0)
+				return -1;
+			for (size_t i = 0; i < json_object_array_length(array); i++) {
+				const char *h =
+				    json_object_get_string(json_object_array_get_idx(array, i));
+				_cleanup_free_ char *norm = host_normalize(h, strlen(h));
+				if (!norm || host_is_ip_literal(norm)) {
+					struct jsonc_pos ep = {0, 0};
+					jsonc_element_pos(array, i, &ep);
+					return fail_at(ld, ep,
+						       "in \"credentials.%s.hosts\": \"%s\" is not "
+						       "a host name",
+						       name, h);
+				}
+				strv_push(&c->hosts, norm);
+			}
+		} else {
+			r = unknown_key(ld, kp, key, " in a credential", keys, ARRAY_SIZE(keys));
+		}
+		if (r < 0)
+			return r;
+	}
+	if (c->env && c->file)
+		return fail_at(ld, pos,
+			       "\"credentials.%s\" names both \"env\" and \"file\"; the key comes "
+			       "from one of them",
+			       name);
+	return 0;
+}
+
+/* credentials: the secret comes from the host's environment or a file the
+ * user names in their own global config. A project config (or --config)
+ * is text a repository can carry, so it may not name where a key comes
+ * from or where it is sent. */
+static int load_credentials(struct loader *ld, struct json_object *root)
+{
+	struct jsonc_pos pos = {0, 0};
+	jsonc_member_pos(root, "credentials", NULL, &pos);
+	if (ld->layer != LAYER_GLOBAL)
+		return fail_at(ld, pos,
+			       "\"credentials\" belong in your global config "
+			       "(~/.config/agent-sandbox/config.jsonc), not in %s: the key comes "
+			       "from the host's environment or a file, never from a project "
+			       "config",
+			       ld->name);
+	struct json_object *creds = section_object(
+	    ld, root, "credentials", "{\"anthropic\": {\"env\": \"ANTHROPIC_API_KEY\"}}");
+	if (!creds)
+		return -1;
+	size_t n = 0;
+	json_object_object_foreach(creds, name, value)
+	{
+		struct jsonc_pos kp = {0, 0};
+		jsonc_member_pos(creds, name, &kp, NULL);
+		if (load_credential(ld, name, value, kp) < 0)
+			return -1;
+		n++;
+	}
+	strbuf_addf(&ld->summary, ", credentials %zu", n);
+	return 0;
+}
+
 static int load_root(struct loader *ld, struct json_object *root)
 {
-	static const char *const keys[] = {"filesystem", "docker",  "read-only", "network",
-					   "commands",	 "secrets", "env",	 "audit",
-					   "limits",	 "sockets"};
+	static const char *const keys[] = {"filesystem", "docker",  "read-only",  "network",
+					   "commands",	 "secrets", "env",	  "audit",
+					   "limits",	 "sockets", "credentials"};
 
 	if (!json_object_is_type(root, json_type_object))
 		return fail_at(ld, (struct jsonc_pos){1, 1},
@@ -794,6 +936,8 @@ static int load_root(struct loader *ld, struct json_object *root)
 			r = load_limits(ld, root), handled = true;
 		else if (!strcmp(key, "sockets"))
 			r = load_sockets(ld, root), handled = true;
+		else if (!strcmp(key, "credentials"))
+			r = load_credentials(ld, root), handled = true;
 		if (!handled)
 			r = unknown_key(ld, kp, key, "", keys, ARRAY_SIZE(keys));
 		if (r < 0)
@@ -929,6 +1073,21 @@ static void net_list_release(struct net_list *list)
 	*list = (struct net_list){0};
 }
 
+bool config_parse_resolve_flag(const char *text, char **name, char **pin, unsigned *port)
+{
+	const char *eq = strchr(text, '=');
+	if (!eq)
+		return false;
+	_cleanup_free_ char *norm = host_normalize(text, (size_t)(eq - text));
+	char canonical[64];
+	if (!norm || host_is_ip_literal(norm) ||
+	    !host_parse_pin(eq + 1, canonical, sizeof(canonical), port))
+		return false;
+	*name = steal_ptr(&norm);
+	*pin = host_pin_text(canonical, *port);
+	return true;
+}
+
 const char *network_mode_name(enum network_mode mode)
 {
 	switch (mode) {
@@ -1009,5 +1168,18 @@ void config_release(struct config *cfg)
 	net_list_release(&cfg->network.deny);
 	net_list_release(&cfg->network.localhost);
 	net_list_release(&cfg->network.resolve);
+	for (size_t i = 0; i < cfg->credentials.len; i++) {
+		struct config_credential *c = &cfg->credentials.items[i];
+		free(c->name);
+		free(c->env);
+		free(c->file);
+		free(c->ca);
+		free(c->header);
+		free(c->base_url_env);
+		free(c->origin);
+		strv_release(&c->hosts);
+	}
+	free(cfg->credentials.items);
+	cfg->credentials = (struct config_credentials){0};
 	cfg->docker.origin = cfg->read_only.origin = cfg->network.origin = NULL;
 }

@@ -77,6 +77,24 @@ struct config_setting {
 	char *origin;	  /* "<file>:L:C", "--docker", or "default" */
 };
 
+/* One entry of "credentials" (global config only): where the key comes
+ * from on the host and, for a name that is not built in, where it goes. */
+struct config_credential {
+	char *name;
+	char *env;	    /* a host variable holding the key, or NULL */
+	char *file;	    /* a file holding it, as written, or NULL */
+	char *ca;	    /* a PEM file replacing the system store, or NULL */
+	char *header;	    /* "x-api-key" or "Authorization: Bearer", or NULL */
+	char *base_url_env; /* the variable inside pointing at the endpoint, or NULL */
+	struct strv hosts;  /* upstreams; empty: the built-in's */
+	char *origin;	    /* "<file>:L:C" */
+};
+
+struct config_credentials {
+	struct config_credential *items;
+	size_t len;
+};
+
 /* Where each entry of the plain lists came from, index for index:
  * "<file>:L:C" for a config file, the flag for the command line. The trust
  * rule names the project config's entries by it. */
@@ -106,6 +124,7 @@ struct config {
 	struct network_config network;
 	struct config_limits limits;
 	struct config_origins origins; /* of presets, secret_* and env_* */
+	struct config_credentials credentials;
 };
 
 void config_init(struct config *cfg);
@@ -155,6 +174,10 @@ void config_set_network_mode(struct network_config *net, enum network_mode mode,
 			     const char *origin);
 void net_list_add(struct net_list *list, const char *name, const char *address, enum layer layer,
 		  const char *origin);
+/* A --resolve value, NAME=ADDR[:PORT]: the name normalised, the pin in
+ * its canonical text and its port (0: 80 and 443). False on a bad value. */
+bool config_parse_resolve_flag(const char *text, char **name, char **pin, unsigned *port);
+
 /* "host network", "none (loopback only)" or "filtered". */
 const char *network_mode_name(enum network_mode mode);
 

@@ -26,6 +26,7 @@ struct fw_endpoint {
 	int fd;
 	unsigned port;	/* its port */
 	bool localhost; /* a network.localhost port */
+	int credential; /* a credential endpoint's index, or -1 */
 };
 
 struct forwarder {
@@ -63,11 +64,12 @@ static int listen_on(int family, unsigned port, int *out)
 	return 0;
 }
 
-static void add_listener(struct forwarder *fw, int fd, unsigned port, bool localhost)
+static void add_listener(struct forwarder *fw, int fd, unsigned port, bool localhost,
+			 int credential)
 {
 	fw->listeners = xreallocarray(fw->listeners, fw->nlisteners + 1, sizeof(*fw->listeners));
-	fw->listeners[fw->nlisteners++] =
-	    (struct fw_endpoint){.fd = fd, .port = port, .localhost = localhost};
+	fw->listeners[fw->nlisteners++] = (struct fw_endpoint){
+	    .fd = fd, .port = port, .localhost = localhost, .credential = credential};
 }
 
 static void forwarder_free(struct forwarder *fw)
@@ -93,22 +95,31 @@ int forwarder_start(struct forwarder **out, const char *spec, struct error *err)
 		char *colon = strchr(item, ':');
 		char *end = NULL;
 		long port = colon ? strtol(colon + 1, &end, 10) : 0;
+		/* credential:PORT:INDEX names the endpoint after the port. */
+		long index = -1;
+		if (colon && !strncmp(item, "credential:", 11) && end && *end == ':') {
+			char *iend = NULL;
+			index = strtol(end + 1, &iend, 10);
+			if (!iend || *iend || index < 0 || index > 255 || iend == end + 1)
+				return error_set(err, ERROR_SETUP, "invalid forward \"%s\"", item);
+			end = iend;
+		}
 		if (!colon || !end || *end || port < 1 || port > 65535)
 			return error_set(err, ERROR_SETUP, "invalid forward \"%s\"", item);
 		*colon = '\0';
 		bool localhost = !strcmp(item, "localhost");
-		if (!localhost && strcmp(item, "proxy"))
+		if (!localhost && strcmp(item, "proxy") && strcmp(item, "credential"))
 			return error_set(err, ERROR_SETUP, "invalid forward kind \"%s\"", item);
 		int fd;
 		int r = listen_on(AF_INET, (unsigned)port, &fd);
 		if (r < 0)
 			return error_errno(err, ERROR_SETUP, -r, "listening on 127.0.0.1 port %ld",
 					   port);
-		add_listener(fw, fd, (unsigned)port, localhost);
+		add_listener(fw, fd, (unsigned)port, localhost, (int)index);
 		/* Clients that try ::1 first (for "localhost") find it too;
 		 * a namespace without IPv6 simply has no ::1. */
 		if (localhost && listen_on(AF_INET6, (unsigned)port, &fd) == 0)
-			add_listener(fw, fd, (unsigned)port, localhost);
+			add_listener(fw, fd, (unsigned)port, localhost, -1);
 	}
 	for (size_t i = 0; i < fw->nlisteners; i++) {
 		/* After the last add_listener: the array no longer moves. */
@@ -172,6 +183,11 @@ static int hand_off(const struct fw_endpoint *l, int client)
 	uint8_t data[4] = {PROXY_HANDOFF, PROXY_LOCALHOST_PREAMBLE, (uint8_t)(l->port >> 8),
 			   (uint8_t)l->port};
 	struct iovec iov = {.iov_base = data, .iov_len = l->localhost ? 4 : 1};
+	if (l->credential >= 0) {
+		data[1] = PROXY_CREDENTIAL_PREAMBLE;
+		data[2] = (uint8_t)l->credential;
+		iov.iov_len = 3;
+	}
 	union {
 		struct cmsghdr align;
 		char buf[CMSG_SPACE(sizeof(int))];

@@ -10,7 +10,8 @@
 /* Where the host's proxy socket appears inside the sandbox. */
 #define SANDBOX_PROXY_SOCKET SANDBOX_DIR "/proxy.sock"
 /* The init option that carries the listeners: "--forward=proxy:3128,
- * proxy:1080,localhost:5432". */
+ * proxy:1080,localhost:5432,credential:14100:0" (a credential endpoint's
+ * port, then its index for the proxy). */
 #define FORWARD_ARG "--forward="
 
 struct forwarder;

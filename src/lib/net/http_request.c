@@ -153,9 +153,17 @@ static bool drop_header(const char *name, size_t n)
 	return false;
 }
 
-int http_request_parse(const char *buf, size_t len, struct http_request *req, struct http_error *e)
+/* The request line and the end of the head, checked alike for the proxy
+ * and the credential endpoint. Returns 1, 0 (incomplete) or -1. */
+struct request_line {
+	size_t head_len;
+	const char *method, *target, *eol;
+	size_t method_len, target_len;
+};
+
+static int parse_request_line(const char *buf, size_t len, struct request_line *rl,
+			      struct http_error *e)
 {
-	*req = (struct http_request){0};
 	size_t head_len = 0;
 	if (!find_head_end(buf, len, &head_len)) {
 		if (len < HTTP_HEAD_MAX)
@@ -196,6 +204,53 @@ int http_request_parse(const char *buf, size_t len, struct http_request *req, st
 	if (version_len != 8 || strncmp(version, "HTTP/1.", 7) ||
 	    (version[7] != '0' && version[7] != '1'))
 		return fail(e, 505, "only HTTP/1.0 and HTTP/1.1 are supported");
+	*rl = (struct request_line){
+	    .head_len = head_len,
+	    .method = line,
+	    .method_len = method_len,
+	    .target = target,
+	    .target_len = target_len,
+	    .eol = eol,
+	};
+	return 1;
+}
+
+/* One header field, p[0..n) without its line end: a name of token
+ * characters, a colon, a value without control characters. A line that
+ * starts with a blank (obs-fold) is refused: a continuation would be read
+ * one way here and another way by the server. */
+static int check_field(const char *p, size_t n, struct http_error *e)
+{
+	const char *colon = memchr(p, ':', n);
+	if (p[0] == ' ' || p[0] == '\t' || !colon || !all_tchars(p, (size_t)(colon - p)))
+		return fail(e, 400, "malformed header field");
+	for (const char *c = colon + 1; c < p + n; c++)
+		if (((unsigned char)*c < ' ' && *c != '\t') || *c == 0x7f)
+			return fail(e, 400, "control character in a header field");
+	return 0;
+}
+
+/* The next header field from *p, or 0 at the empty line. */
+static size_t next_field(const char **p, const char *end, const char **field)
+{
+	const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+	size_t n = (size_t)(nl - *p);
+	*field = *p;
+	*p = nl + 1;
+	if (n && (*field)[n - 1] == '\r')
+		n--;
+	return n;
+}
+
+int http_request_parse(const char *buf, size_t len, struct http_request *req, struct http_error *e)
+{
+	*req = (struct http_request){0};
+	struct request_line rl;
+	int lr = parse_request_line(buf, len, &rl, e);
+	if (lr <= 0)
+		return lr;
+	const char *line = rl.method, *target = rl.target;
+	size_t method_len = rl.method_len, target_len = rl.target_len;
 
 	bool connect = method_len == 7 && !strncmp(line, "CONNECT", 7);
 	const char *path = NULL;
@@ -241,41 +296,34 @@ int http_request_parse(const char *buf, size_t len, struct http_request *req, st
 			strbuf_addf(&out, "Host: %s%s%s:%u\r\n", v6 ? "[" : "", h, v6 ? "]" : "",
 				    req->port);
 	}
-	const char *p = eol + 1;
-	const char *end = buf + head_len;
+	const char *p = rl.eol + 1;
+	const char *end = buf + rl.head_len;
 	unsigned count = 0;
 	bool have_length = false;
 	for (;;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)(nl - p);
-		if (n && p[n - 1] == '\r')
-			n--;
+		const char *field;
+		size_t n = next_field(&p, end, &field);
 		if (n == 0)
 			break;
 		if (++count > MAX_HEADERS) {
 			http_request_release(req);
 			return fail(e, 431, "more than 100 header fields");
 		}
-		const char *colon = memchr(p, ':', n);
-		if (p[0] == ' ' || p[0] == '\t' || !colon || !all_tchars(p, (size_t)(colon - p))) {
+		if (check_field(field, n, e) < 0) {
 			http_request_release(req);
-			return fail(e, 400, "malformed header field");
+			return -1;
 		}
-		for (const char *c = colon + 1; c < p + n; c++)
-			if (((unsigned char)*c < ' ' && *c != '\t') || *c == 0x7f) {
-				http_request_release(req);
-				return fail(e, 400, "control character in a header field");
-			}
-		size_t name_len = (size_t)(colon - p);
-		if (!connect && header_is(p, name_len, "transfer-encoding")) {
+		const char *colon = memchr(field, ':', n);
+		size_t name_len = (size_t)(colon - field);
+		if (!connect && header_is(field, name_len, "transfer-encoding")) {
 			http_request_release(req);
 			return fail(e, 411,
 				    "plain-http request bodies need a Content-Length; chunked "
 				    "uploads are not forwarded (use https)");
 		}
-		if (!connect && header_is(p, name_len, "content-length")) {
+		if (!connect && header_is(field, name_len, "content-length")) {
 			uint64_t v = 0;
-			if (!parse_length(colon + 1, (size_t)(p + n - colon - 1), &v) ||
+			if (!parse_length(colon + 1, (size_t)(field + n - colon - 1), &v) ||
 			    (have_length && v != req->body_len)) {
 				http_request_release(req);
 				return fail(e, 400, "malformed or conflicting Content-Length");
@@ -283,18 +331,163 @@ int http_request_parse(const char *buf, size_t len, struct http_request *req, st
 			have_length = true;
 			req->body_len = v;
 		}
-		if (!connect && !drop_header(p, name_len)) {
-			strbuf_add(&out, p, n);
+		if (!connect && !drop_header(field, name_len)) {
+			strbuf_add(&out, field, n);
 			strbuf_addstr(&out, "\r\n");
 		}
-		p = nl + 1;
 	}
 	if (!connect) {
 		strbuf_addstr(&out, "Connection: close\r\n\r\n");
 		req->forward_len = out.len;
 		req->forward_head = strbuf_detach(&out);
 	}
-	req->head_len = head_len;
+	req->head_len = rl.head_len;
+	return 1;
+}
+
+/* Request headers the credential endpoint never passes on: the agent's own
+ * credentials (whatever it holds is a placeholder, and a header it made up
+ * must not reach the upstream beside the real one), hop-by-hop fields,
+ * and the framing, which is written anew. */
+static bool origin_drops(const char *name, size_t n, const char *also)
+{
+	static const char *const drop[] = {
+	    "host",
+	    "connection",
+	    "keep-alive",
+	    "proxy-authorization",
+	    "proxy-connection",
+	    "authorization",
+	    "x-api-key",
+	    "api-key",
+	    "x-goog-api-key",
+	    "cookie",
+	    "te",
+	    "upgrade",
+	    "expect",
+	    "content-length",
+	    "trailer",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(drop); i++)
+		if (header_is(name, n, drop[i]))
+			return true;
+	if (n >= 6 && !strncasecmp(name, "proxy-", 6))
+		return true;
+	return also && header_is(name, n, also);
+}
+
+int http_request_parse_origin(const char *buf, size_t len, const struct http_origin_rewrite *rw,
+			      struct http_request *req, struct http_error *e)
+{
+	*req = (struct http_request){.kind = HTTP_FORWARD};
+	struct request_line rl;
+	int lr = parse_request_line(buf, len, &rl, e);
+	if (lr <= 0)
+		return lr;
+	/* Origin-form only: an absolute URL, an authority (CONNECT) or "*"
+	 * could name another server, and this endpoint has one upstream. */
+	if (rl.target[0] != '/')
+		return fail(e, 400,
+			    "this endpoint takes origin-form requests (POST /v1/path); it always "
+			    "goes to its one upstream");
+	_cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+	strbuf_add(&out, rl.method, rl.method_len);
+	strbuf_addch(&out, ' ');
+	strbuf_add(&out, rl.target, span_until(rl.target, rl.target_len, "#"));
+	strbuf_addf(&out, " HTTP/1.1\r\nHost: %s\r\n", rw->host);
+	const char *p = rl.eol + 1;
+	const char *end = buf + rl.head_len;
+	unsigned count = 0;
+	bool have_length = false;
+	for (;;) {
+		const char *field;
+		size_t n = next_field(&p, end, &field);
+		if (n == 0)
+			break;
+		if (++count > MAX_HEADERS)
+			return fail(e, 431, "more than 100 header fields");
+		if (check_field(field, n, e) < 0)
+			return -1;
+		const char *colon = memchr(field, ':', n);
+		size_t name_len = (size_t)(colon - field);
+		/* The body's end must be known here, so that nothing after
+		 * it reaches the upstream as a second request. */
+		if (header_is(field, name_len, "transfer-encoding"))
+			return fail(e, 411,
+				    "request bodies need a Content-Length; chunked uploads are "
+				    "not forwarded");
+		if (header_is(field, name_len, "content-length")) {
+			uint64_t v = 0;
+			if (!parse_length(colon + 1, (size_t)(field + n - colon - 1), &v) ||
+			    (have_length && v != req->body_len))
+				return fail(e, 400, "malformed or conflicting Content-Length");
+			have_length = true;
+			req->body_len = v;
+		}
+		if (!origin_drops(field, name_len, rw->drop_header)) {
+			strbuf_add(&out, field, n);
+			strbuf_addstr(&out, "\r\n");
+		}
+	}
+	if (have_length)
+		strbuf_addf(&out, "Content-Length: %llu\r\n", (unsigned long long)req->body_len);
+	if (rw->add_header)
+		strbuf_addf(&out, "%s\r\n", rw->add_header);
+	strbuf_addstr(&out, "Connection: close\r\n\r\n");
+	req->host = xstrdup(rw->host);
+	req->port = 443;
+	req->head_len = rl.head_len;
+	req->forward_len = out.len;
+	req->forward_head = strbuf_detach(&out);
+	return 1;
+}
+
+int http_response_close(const char *buf, size_t len, struct http_response *resp)
+{
+	*resp = (struct http_response){0};
+	size_t head_len = 0;
+	if (!find_head_end(buf, len, &head_len))
+		return len < HTTP_RESPONSE_HEAD_MAX ? 0 : -1;
+	if (head_len > HTTP_RESPONSE_HEAD_MAX)
+		return -1;
+	const char *eol = memchr(buf, '\n', head_len);
+	size_t line_len = (size_t)(eol - buf);
+	if (line_len && buf[line_len - 1] == '\r')
+		line_len--;
+	/* HTTP/1.x NNN[ reason] */
+	if (line_len < 12 || strncmp(buf, "HTTP/1.", 7) || (buf[7] != '0' && buf[7] != '1') ||
+	    buf[8] != ' ' || buf[9] < '1' || buf[9] > '5' || buf[10] < '0' || buf[10] > '9' ||
+	    buf[11] < '0' || buf[11] > '9' || (line_len > 12 && buf[12] != ' '))
+		return -1;
+	for (size_t i = 0; i < line_len; i++)
+		if (((unsigned char)buf[i] < ' ' && buf[i] != '\t') || buf[i] == 0x7f)
+			return -1;
+	_cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+	strbuf_add(&out, buf, line_len);
+	strbuf_addstr(&out, "\r\n");
+	const char *p = eol + 1;
+	const char *end = buf + head_len;
+	for (;;) {
+		const char *field;
+		size_t n = next_field(&p, end, &field);
+		if (n == 0)
+			break;
+		struct http_error e;
+		if (check_field(field, n, &e) < 0)
+			return -1;
+		size_t name_len = (size_t)((const char *)memchr(field, ':', n) - field);
+		if (header_is(field, name_len, "connection") ||
+		    header_is(field, name_len, "keep-alive") ||
+		    header_is(field, name_len, "proxy-connection"))
+			continue;
+		strbuf_add(&out, field, n);
+		strbuf_addstr(&out, "\r\n");
+	}
+	strbuf_addstr(&out, "Connection: close\r\n\r\n");
+	resp->status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
+	resp->head_len = head_len;
+	resp->len = out.len;
+	resp->head = strbuf_detach(&out);
 	return 1;
 }
 

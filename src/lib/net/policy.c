@@ -185,6 +185,30 @@ void net_policy_check_host(const struct net_policy *p, const char *host, struct 
 		}
 }
 
+void net_policy_check_credential(const struct net_policy *p, const char *host,
+				 struct net_verdict *v)
+{
+	*v = (struct net_verdict){0};
+	v->host = host_normalize(host, strlen(host));
+	if (!v->host) {
+		v->reason = xasprintf("\"%.*s\" is not a valid host name", HOST_NAME_MAX_LEN, host);
+		return;
+	}
+	const struct net_rule *deny = find(p->deny, p->deny_len, v->host, false);
+	if (deny) {
+		v->reason = xasprintf("%s is denied by network.deny entry \"%s\" (%s)", v->host,
+				      deny->pattern, deny->origin);
+		return;
+	}
+	v->allowed = true;
+	for (size_t i = 0; i < p->resolve_len; i++)
+		if (!strcmp(p->resolve[i].name, v->host)) {
+			v->pinned = p->resolve[i].address;
+			v->pinned_port = p->resolve[i].port;
+			v->explicit_name = true;
+		}
+}
+
 char *net_policy_check_pin_port(const struct net_verdict *v, unsigned port)
 {
 	if (!v->pinned)

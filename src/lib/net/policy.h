@@ -57,6 +57,12 @@ struct net_verdict {
  * is resolved: deny wins, then allow; IP literals need an exact entry. */
 void net_policy_check_host(const struct net_policy *p, const char *host, struct net_verdict *v);
 
+/* Decides on a credential's upstream: the credential turned it on, so
+ * network.allow is not asked; network.deny still refuses it, and a
+ * network.resolve pin gives its address (and makes it explicit). */
+void net_policy_check_credential(const struct net_policy *p, const char *host,
+				 struct net_verdict *v);
+
 /* Decides on an address the host resolved to: loopback, private,
  * link-local and metadata addresses need an exact, user-written entry.
  * Returns the refusal reason (to free) or NULL. */

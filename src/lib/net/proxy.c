@@ -25,6 +25,7 @@
 #include "base/cleanup.h"
 #include "net/host_match.h"
 #include "net/http_request.h"
+#include "net/inject.h"
 #include "net/relay.h"
 #include "net/resolver.h"
 #include "net/socks5.h"
@@ -54,7 +55,7 @@
 #define MAX_CONNECTIONS PROXY_MAX_CONNECTIONS
 #define REFUSE_HEADROOM 64
 
-enum endpoint_kind { EP_LISTENER, EP_RESOLVER, EP_TIMER, EP_CONN };
+enum endpoint_kind { EP_LISTENER, EP_RESOLVER, EP_TIMER, EP_CONN, EP_INJECT };
 
 struct endpoint {
 	enum endpoint_kind kind;
@@ -71,13 +72,14 @@ enum conn_state {
 	ST_RESOLVING,
 	ST_CONNECTING,
 	ST_RELAY,
-	ST_LINGER, /* refused: our side is shut, reading the client out */
+	ST_INJECTED, /* a credential's thread has the client: waiting for its outcome */
+	ST_LINGER,   /* refused: our side is shut, reading the client out */
 	ST_CLOSED,
 };
 
 /* How long a refused client may keep sending before it is cut off. */
 #define LINGER_SECONDS 2
-enum conn_proto { PROTO_UNKNOWN, PROTO_HTTP, PROTO_SOCKS, PROTO_LOCAL };
+enum conn_proto { PROTO_UNKNOWN, PROTO_HTTP, PROTO_SOCKS, PROTO_LOCAL, PROTO_CREDENTIAL };
 
 struct address {
 	struct sockaddr_storage ss;
@@ -111,16 +113,22 @@ struct conn {
 	struct relay relay;
 	struct timespec start;
 	time_t deadline;
+	const struct proxy_credential *credential;
+	int status; /* a credential's upstream status */
+	uint64_t injected_out, injected_in;
 };
 
 struct proxy {
 	int epfd;
-	struct endpoint listener, resolver_ep, timer;
+	struct endpoint listener, resolver_ep, timer, inject_ep;
 	char *socket_path;
 	const struct net_policy *policy;
 	proxy_decision_fn on_decision;
 	void *ctx;
 	struct resolver *resolver;
+	struct inject *inject;
+	const struct proxy_credential *credentials;
+	size_t credentials_len;
 	struct conn *conns;
 	struct conn *dead;
 	uint64_t next_id;
@@ -178,6 +186,8 @@ static const char *proto_name(const struct conn *c)
 		return "socks5";
 	case PROTO_LOCAL:
 		return "localhost";
+	case PROTO_CREDENTIAL:
+		return "credential";
 	case PROTO_UNKNOWN:
 		break;
 	}
@@ -202,10 +212,12 @@ static void emit_decision(struct conn *c, bool allowed, const char *reason)
 	    .allowed = allowed,
 	    .reason = reason,
 	    .address = c->address[0] ? c->address : NULL,
-	    .bytes_out = c->relay.dir[0].bytes,
-	    .bytes_in = c->relay.dir[1].bytes,
+	    .bytes_out = c->credential ? c->injected_out : c->relay.dir[0].bytes,
+	    .bytes_in = c->credential ? c->injected_in : c->relay.dir[1].bytes,
 	    .duration_ms = (double)(end.tv_sec - c->start.tv_sec) * 1e3 +
 			   (double)(end.tv_nsec - c->start.tv_nsec) / 1e6,
+	    .credential = c->credential ? c->credential->name : NULL,
+	    .status = c->status,
 	};
 	if (c->proxy->on_decision)
 		c->proxy->on_decision(c->proxy->ctx, &d);
@@ -307,6 +319,8 @@ static void send_now(struct conn *c, const void *data, size_t len)
 
 static void reply_http_error(struct conn *c, int status, const char *reason)
 {
+	if (c->credential)
+		c->status = status;
 	_cleanup_free_ char *body = xasprintf("agent-sandbox: %s\n", reason);
 	_cleanup_free_ char *resp = xasprintf("HTTP/1.1 %d %s\r\n"
 					      "Content-Type: text/plain; charset=utf-8\r\n"
@@ -327,7 +341,7 @@ static void reply_socks(struct conn *c, int code)
 /* Refused by the policy, or a bad request: answer and close. */
 static void refuse(struct conn *c, int http_status, int socks_code, const char *reason)
 {
-	if (c->proto == PROTO_HTTP)
+	if (c->proto == PROTO_HTTP || (c->proto == PROTO_CREDENTIAL && http_status))
 		reply_http_error(c, http_status, reason);
 	else if (c->proto == PROTO_SOCKS && c->state == ST_SOCKS_REQUEST)
 		reply_socks(c, socks_code);
@@ -594,6 +608,120 @@ static void decide_localhost(struct conn *c, unsigned port)
 	try_connect(c);
 }
 
+static struct conn *find_conn(struct proxy *p, uint64_t id);
+
+static int ensure_inject(struct proxy *p)
+{
+	if (p->inject)
+		return 0;
+	_cleanup_error_ struct error err = ERROR_INIT;
+	if (inject_new(&p->inject, &err) < 0)
+		return -1;
+	p->inject_ep = (struct endpoint){.kind = EP_INJECT, .fd = inject_fd(p->inject)};
+	ep_update(p, &p->inject_ep, EPOLLIN);
+	return 0;
+}
+
+/* A request to a credential endpoint: rewritten for its one upstream with
+ * the key's header, then handed with the client's socket to a thread of
+ * inject.c. The upstream is the credential's, whatever the request says;
+ * network.deny still refuses it, and network.resolve pins it. */
+static void process_credential(struct conn *c)
+{
+	struct proxy *p = c->proxy;
+	const uint8_t *buf = (const uint8_t *)c->head.buf;
+	if (c->head.len < 2)
+		return;
+	if (!c->credential) {
+		if (buf[1] >= p->credentials_len) {
+			c->raw_host = xstrdup("?");
+			ep_update(p, &c->ep[0], 0);
+			refuse(c, 400, 0, "no such credential endpoint");
+			return;
+		}
+		c->credential = &p->credentials[buf[1]];
+	}
+	const struct proxy_credential *cred = c->credential;
+	struct http_origin_rewrite rw = {
+	    .host = cred->host,
+	    .add_header = cred->header_line,
+	    .drop_header = cred->header,
+	};
+	struct http_request req;
+	struct http_error e = {0};
+	int r = http_request_parse_origin(c->head.buf + 2, c->head.len - 2, &rw, &req, &e);
+	if (r == 0)
+		return;
+	c->raw_host = xstrdup(cred->host);
+	c->port = 443;
+	ep_update(p, &c->ep[0], 0);
+	if (r < 0) {
+		refuse(c, e.status, 0, e.reason);
+		return;
+	}
+	if (c->over_cap) {
+		explicit_bzero(req.forward_head, req.forward_len);
+		http_request_release(&req);
+		refuse_over_cap(c);
+		return;
+	}
+	net_policy_check_credential(p->policy, cred->host, &c->verdict);
+	if (!c->verdict.allowed) {
+		explicit_bzero(req.forward_head, req.forward_len);
+		http_request_release(&req);
+		refuse(c, 403, 0, c->verdict.reason);
+		return;
+	}
+	if (c->verdict.pinned_port)
+		c->port = c->verdict.pinned_port;
+	size_t used = 2 + req.head_len;
+	struct inject_request ir = {
+	    .cookie = c->id,
+	    .credential = cred->name,
+	    .host = c->verdict.host,
+	    .port = c->port,
+	    .pinned = c->verdict.pinned,
+	    .ca = cred->ca,
+	    .head = req.forward_head,
+	    .head_len = req.forward_len,
+	    .extra = c->head.buf + used,
+	    .extra_len = c->head.len - used,
+	    .body_len = req.body_len,
+	};
+	int started = ensure_inject(p) < 0 ? -EMFILE : inject_start(p->inject, c->ep[0].fd, &ir);
+	explicit_bzero(req.forward_head, req.forward_len);
+	http_request_release(&req);
+	if (started < 0) {
+		_cleanup_free_ char *why = xasprintf("could not start the request to %s: %s",
+						     cred->host, strerror(-started));
+		fail(c, 503, 0, why);
+		return;
+	}
+	/* The thread owns the socket now. */
+	c->ep[0].fd = -1;
+	strbuf_release(&c->head);
+	set_state(c, ST_INJECTED);
+}
+
+static void on_inject(struct proxy *p)
+{
+	struct inject_result res;
+	while (inject_take(p->inject, &res)) {
+		struct conn *c = find_conn(p, res.cookie);
+		if (c && c->state == ST_INJECTED) {
+			c->status = res.status;
+			c->injected_out = res.bytes_out;
+			c->injected_in = res.bytes_in;
+			if (res.address)
+				snprintf(c->address, sizeof(c->address), "%s", res.address);
+			emit_decision(c, true, res.reason);
+			conn_close(c);
+		}
+		free(res.address);
+		free(res.reason);
+	}
+}
+
 /* Looks at what the client sent so far. */
 static void process_head(struct conn *c)
 {
@@ -604,8 +732,14 @@ static void process_head(struct conn *c)
 			c->proto = PROTO_SOCKS;
 		else if (buf[0] == PROXY_LOCALHOST_PREAMBLE)
 			c->proto = PROTO_LOCAL;
+		else if (buf[0] == PROXY_CREDENTIAL_PREAMBLE)
+			c->proto = PROTO_CREDENTIAL;
 		else
 			c->proto = PROTO_HTTP;
+	}
+	if (c->proto == PROTO_CREDENTIAL) {
+		process_credential(c);
+		return;
 	}
 	if (c->proto == PROTO_LOCAL) {
 		if (len < 3)
@@ -772,6 +906,7 @@ static void on_conn_event(struct endpoint *ep, uint32_t events)
 			read_head(c);
 		return;
 	case ST_RESOLVING:
+	case ST_INJECTED:
 		return;
 	case ST_CONNECTING:
 		if (ep->side == 1)
@@ -906,6 +1041,9 @@ void proxy_dispatch(struct proxy *p)
 		case EP_TIMER:
 			on_timer(p);
 			break;
+		case EP_INJECT:
+			on_inject(p);
+			break;
 		case EP_CONN:
 			on_conn_event(ep, events[i].events);
 			break;
@@ -938,6 +1076,9 @@ int proxy_start(struct proxy **out, const struct proxy_options *opt, struct erro
 	    .listener = {.kind = EP_LISTENER, .fd = -1},
 	    .resolver_ep = {.kind = EP_RESOLVER, .fd = -1},
 	    .timer = {.kind = EP_TIMER, .fd = -1},
+	    .inject_ep = {.kind = EP_INJECT, .fd = -1},
+	    .credentials = opt->credentials,
+	    .credentials_len = opt->credentials_len,
 	    .policy = opt->policy,
 	    .on_decision = opt->on_decision,
 	    .ctx = opt->ctx,
@@ -988,5 +1129,6 @@ void proxy_free(struct proxy *p)
 	if (p->reserve_fd >= 0)
 		close(p->reserve_fd);
 	resolver_free(p->resolver);
+	inject_free(p->inject);
 	free(p);
 }

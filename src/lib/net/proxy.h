@@ -22,9 +22,26 @@
  * after it (a localhost preamble) belongs to the client's stream. */
 #define PROXY_HANDOFF 0x01
 
+/* The first byte the forwarder sends for a connection to a credential
+ * endpoint, followed by the endpoint's index (one byte) in
+ * proxy_options.credentials, then the client's HTTP request. A process
+ * that sends it on the socket directly gets what the endpoint gives it
+ * anyway: the key is added to requests for that one upstream only. */
+#define PROXY_CREDENTIAL_PREAMBLE 0x02
+
+/* One credential endpoint: the upstream and the header that carries the
+ * key. header_line holds the key; it stays in the proxy's memory. */
+struct proxy_credential {
+	const char *name;
+	const char *host;
+	const char *header;	 /* its name, dropped from what the client sent */
+	const char *header_line; /* "x-api-key: KEY" */
+	const char *ca;		 /* a PEM file replacing the system store, or NULL */
+};
+
 /* One decision, with what became of it. */
 struct proxy_decision {
-	const char *protocol; /* "connect", "http", "socks5" or "localhost" */
+	const char *protocol; /* "connect", "http", "socks5", "localhost" or "credential" */
 	const char *host;     /* normalised when valid, else as sent */
 	unsigned port;
 	bool allowed;
@@ -33,6 +50,8 @@ struct proxy_decision {
 	uint64_t bytes_out;  /* sandbox to the world */
 	uint64_t bytes_in;   /* the world to the sandbox */
 	double duration_ms;
+	const char *credential; /* the credential injected, or NULL */
+	int status;		/* with a credential: the upstream's HTTP status */
 };
 
 typedef void (*proxy_decision_fn)(void *ctx, const struct proxy_decision *d);
@@ -42,6 +61,8 @@ struct proxy_options {
 	const char *socket_path;
 	proxy_decision_fn on_decision;
 	void *ctx;
+	const struct proxy_credential *credentials;
+	size_t credentials_len;
 };
 
 struct proxy;

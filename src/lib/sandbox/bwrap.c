@@ -242,6 +242,8 @@ static char *forward_spec(const struct sandbox_net *net)
 	strbuf_addf(&sb, "%sproxy:%u,proxy:%u", FORWARD_ARG, net->http_port, net->socks_port);
 	for (size_t i = 0; i < net->localhost_len; i++)
 		strbuf_addf(&sb, ",localhost:%u", net->localhost[i]);
+	for (size_t i = 0; i < net->credential_ports_len; i++)
+		strbuf_addf(&sb, ",credential:%u:%zu", net->credential_ports[i], i);
 	return strbuf_detach(&sb);
 }
 
@@ -267,6 +269,8 @@ static void render_landlock(const struct bwrap_input *plan, struct strv *args)
 	strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->socks_port);
 	for (size_t i = 0; i < plan->net->localhost_len; i++)
 		strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->localhost[i]);
+	for (size_t i = 0; i < plan->net->credential_ports_len; i++)
+		strv_pushf(args, "%s%u", LANDLOCK_CONNECT_ARG, plan->net->credential_ports[i]);
 }
 
 /* Whether the init can make the entry's mount: a masked file from its

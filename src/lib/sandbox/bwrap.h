@@ -21,6 +21,10 @@ struct sandbox_net {
 	unsigned socks_port;
 	const uint16_t *localhost; /* network.localhost ports */
 	size_t localhost_len;
+	/* Credential endpoints: the port of endpoint i, which the forwarder
+	 * hands to the proxy as endpoint i. */
+	const uint16_t *credential_ports;
+	size_t credential_ports_len;
 };
 
 /* A file shown read-only at dest in place of the host's: a copy of it

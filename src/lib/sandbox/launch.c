@@ -86,6 +86,12 @@ static void network_decision(void *ctx, const struct proxy_decision *d)
 			     d->reason);
 		return;
 	}
+	if (d->credential) {
+		output_debug("network: credential %s injected for %s port %u (%s): status %d%s%s",
+			     d->credential, d->host, d->port, d->address ? d->address : "?",
+			     d->status, d->reason ? ": " : "", d->reason ? d->reason : "");
+		return;
+	}
 	if (d->reason) {
 		output_debug("network: allowed %s %s port %u, failed after %.0f ms: %s",
 			     d->protocol, d->host, d->port, d->duration_ms, d->reason);
@@ -139,7 +145,45 @@ struct network_run {
 	char *dir;
 	char *socket;
 	struct proxy *proxy;
+	struct proxy_credential *credentials; /* one per endpoint */
+	uint16_t *credential_ports;
+	size_t credentials_len;
 };
+
+/* The credential endpoints for the proxy, with the keys read now from the
+ * host's environment or files: they live in this process's memory only,
+ * never in an argument, a variable or a file the sandbox can see. */
+static int network_credentials(struct network_run *nr, const struct sandbox_spec *s, bool dry_run,
+			       struct error *err)
+{
+	for (size_t i = 0; i < s->credentials.len; i++) {
+		const struct credential *c = &s->credentials.items[i];
+		char *key = NULL;
+		if (!dry_run && credential_read_key(c, s->envp, &key, err) < 0)
+			return -1;
+		for (size_t k = 0; k < c->endpoints_len; k++) {
+			const struct credential_endpoint *e = &c->endpoints[k];
+			size_t n = nr->credentials_len++;
+			nr->credentials =
+			    xreallocarray(nr->credentials, n + 1, sizeof(*nr->credentials));
+			nr->credential_ports = xreallocarray(nr->credential_ports, n + 1,
+							     sizeof(*nr->credential_ports));
+			nr->credentials[n] = (struct proxy_credential){
+			    .name = c->name,
+			    .host = e->host,
+			    .header = e->header,
+			    .header_line = key ? credential_header_line(e, key) : NULL,
+			    .ca = c->ca,
+			};
+			nr->credential_ports[n] = e->port;
+		}
+		if (key) {
+			explicit_bzero(key, strlen(key));
+			free(key);
+		}
+	}
+	return 0;
+}
 
 static int network_start(struct network_run *nr, const struct sandbox_spec *s, bool dry_run,
 			 struct audit *audit, struct error *err)
@@ -164,6 +208,10 @@ static int network_start(struct network_run *nr, const struct sandbox_spec *s, b
 	    .localhost = nr->policy.localhost,
 	    .localhost_len = nr->policy.localhost_len,
 	};
+	if (network_credentials(nr, s, dry_run, err) < 0)
+		return -1;
+	nr->net.credential_ports = nr->credential_ports;
+	nr->net.credential_ports_len = nr->credentials_len;
 	if (dry_run)
 		return 0;
 	struct proxy_options opt = {
@@ -171,6 +219,8 @@ static int network_start(struct network_run *nr, const struct sandbox_spec *s, b
 	    .socket_path = nr->socket,
 	    .on_decision = network_decision,
 	    .ctx = audit,
+	    .credentials = nr->credentials,
+	    .credentials_len = nr->credentials_len,
 	};
 	if (proxy_start(&nr->proxy, &opt, err) < 0)
 		return -1;
@@ -183,6 +233,15 @@ static int network_start(struct network_run *nr, const struct sandbox_spec *s, b
 static void network_stop(struct network_run *nr)
 {
 	proxy_free(nr->proxy);
+	for (size_t i = 0; i < nr->credentials_len; i++) {
+		char *line = (char *)nr->credentials[i].header_line;
+		if (line) {
+			explicit_bzero(line, strlen(line));
+			free(line);
+		}
+	}
+	free(nr->credentials);
+	free(nr->credential_ports);
 	if (nr->dir)
 		rmdir(nr->dir);
 	free(nr->dir);

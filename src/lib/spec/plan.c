@@ -146,6 +146,27 @@ static void apply_request(struct config *cfg, const struct sandbox_request *req)
 			     "--allow-host");
 	if (hosts && cfg->network.mode != NETWORK_FILTERED)
 		config_set_network_mode(&cfg->network, NETWORK_FILTERED, LAYER_CLI, "--allow-host");
+	/* --localhost and --resolve, like --allow-host, are the user's own
+	 * and ask for the filtered network. The front end validated them. */
+	size_t ports = req->localhost ? req->localhost->len : 0;
+	for (size_t i = 0; i < ports; i++) {
+		net_list_add(&cfg->network.localhost, req->localhost->items[i], NULL, LAYER_CLI,
+			     "--localhost");
+		cfg->network.localhost.items[cfg->network.localhost.len - 1].port =
+		    (uint16_t)strtoul(req->localhost->items[i], NULL, 10);
+	}
+	size_t pins = req->resolve ? req->resolve->len : 0;
+	for (size_t i = 0; i < pins; i++) {
+		_cleanup_free_ char *name = NULL, *pin = NULL;
+		unsigned port = 0;
+		if (!config_parse_resolve_flag(req->resolve->items[i], &name, &pin, &port))
+			continue;
+		net_list_add(&cfg->network.resolve, name, pin, LAYER_CLI, "--resolve");
+		cfg->network.resolve.items[cfg->network.resolve.len - 1].port = (uint16_t)port;
+	}
+	if ((ports || pins) && cfg->network.mode != NETWORK_FILTERED)
+		config_set_network_mode(&cfg->network, NETWORK_FILTERED, LAYER_CLI,
+					ports ? "--localhost" : "--resolve");
 	if (req->docker != REQUEST_UNSET)
 		config_set(&cfg->docker, req->docker == REQUEST_ON, LAYER_CLI, "--docker");
 	if (req->read_only != REQUEST_UNSET)
@@ -170,6 +191,47 @@ static void build_environment(struct sandbox_spec *s, char *const *envp)
 	};
 	env_filter(&rules, envp, &s->env);
 	debug_env(&s->env);
+}
+
+/* The credentials the request turns on: each key checked on the host, each
+ * endpoint given a port inside, the environment pointed at them, and a key
+ * file hidden from the sandbox. They need the proxy: the filtered network. */
+static const char *network_origin(const struct network_config *n);
+
+static int plan_credentials(struct sandbox_spec *s, const struct sandbox_request *req,
+			    char *const *envp, struct error *err)
+{
+	if (!req->credentials || !req->credentials->len)
+		return 0;
+	if (s->cfg.network.mode != NETWORK_FILTERED) {
+		error_set(err, ERROR_USAGE,
+			  "--credential needs the filtered network, but the network is %s (%s)",
+			  network_mode_name(s->cfg.network.mode), network_origin(&s->cfg.network));
+		error_hint(err, "the key is injected by the filtering proxy; drop --network");
+		return -1;
+	}
+	struct net_list *lh = &s->cfg.network.localhost;
+	_cleanup_free_ uint16_t *taken = xcalloc(lh->len + 2, sizeof(*taken));
+	taken[0] = 3128, taken[1] = 1080;
+	for (size_t i = 0; i < lh->len; i++)
+		taken[i + 2] = lh->items[i].port;
+	if (credential_plan(&s->cfg, req->credentials, envp, s->home, taken, lh->len + 2,
+			    &s->credentials, err) < 0)
+		return -1;
+	credential_apply_env(&s->credentials, envp, &s->env);
+	for (size_t i = 0; i < s->credentials.len; i++) {
+		const struct credential *c = &s->credentials.items[i];
+		if (c->file) {
+			_cleanup_free_ char *origin = xasprintf("--credential %s", c->name);
+			rule_list_add(&s->cfg.rules, c->file, ACCESS_EXCLUDE, LAYER_CLI, origin);
+		}
+		for (size_t k = 0; k < c->endpoints_len; k++)
+			output_debug("credential: %s (%s): %s is reached at http://127.0.0.1:%u "
+				     "inside; the key stays in the proxy",
+				     c->name, c->origin, c->endpoints[k].host,
+				     c->endpoints[k].port);
+	}
+	return 0;
 }
 
 /* With @agents, Claude Code inside works on a global config of its own
@@ -602,6 +664,8 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 		     s->cfg.read_only.value ? "yes" : "no", setting_origin(&s->cfg.read_only));
 
 	build_environment(s, envp);
+	if (plan_credentials(s, req, envp, err) < 0)
+		return -1;
 
 	s->presets = preset_select(&s->cfg.presets);
 	_cleanup_strbuf_ struct strbuf names = STRBUF_INIT;
@@ -689,6 +753,7 @@ void sandbox_spec_release(struct sandbox_spec *s)
 	policy_release(&s->policy);
 	secrets_release(&s->secrets);
 	env_result_release(&s->env);
+	credential_set_release(&s->credentials);
 	free(s->audit_dir);
 	wrapper_plan_release(&s->wrappers);
 	trust_check_release(&s->trust);

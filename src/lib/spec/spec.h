@@ -17,6 +17,7 @@
 #include "base/strv.h"
 #include "config/commands.h"
 #include "config/config.h"
+#include "net/credential.h"
 #include "policy/env.h"
 #include "policy/policy.h"
 #include "policy/rule.h"
@@ -45,11 +46,14 @@ struct sandbox_request {
 	const struct strv *allow_hosts;	      /* asks for the filtered network; may be NULL */
 	enum request_setting docker;
 	enum request_setting read_only;
-	const struct strv *env_allow; /* name globs always passed; may be NULL */
-	const struct strv *env_set;   /* NAME=VALUE, winning over env.set; may be NULL */
-	const struct strv *env_block; /* name globs always dropped; may be NULL */
-	bool allow_degraded;	      /* go on without layers the kernel lacks */
-	char *const *command;	      /* argv of what runs inside; may be empty */
+	const struct strv *env_allow;	/* name globs always passed; may be NULL */
+	const struct strv *env_set;	/* NAME=VALUE, winning over env.set; may be NULL */
+	const struct strv *env_block;	/* name globs always dropped; may be NULL */
+	const struct strv *credentials; /* credential names turned on; may be NULL */
+	const struct strv *localhost;	/* ports as text, like network.localhost; may be NULL */
+	const struct strv *resolve;	/* NAME=ADDR[:PORT], like network.resolve; may be NULL */
+	bool allow_degraded;		/* go on without layers the kernel lacks */
+	char *const *command;		/* argv of what runs inside; may be empty */
 };
 
 /* Resource limits for the sandbox, from the config's "limits" (pids and
@@ -83,13 +87,14 @@ struct sandbox_spec {
 	struct config cfg;	    /* every layer merged: network, env, commands, audit, ... */
 	unsigned presets;
 	char *presets_text;
-	struct rule_list rules; /* built-in, preset and config rules together */
-	struct policy policy;	/* the access table */
-	struct secrets secrets; /* secret files found under cwd, masked */
-	struct env_result env;	/* the command's environment, and what was dropped */
-	char *audit_dir;	/* where the audit log lives (hidden inside), or NULL */
-	bool audit;		/* a run of this spec writes the audit log */
-	bool nested;		/* inside a sandbox already */
+	struct rule_list rules;		   /* built-in, preset and config rules together */
+	struct policy policy;		   /* the access table */
+	struct secrets secrets;		   /* secret files found under cwd, masked */
+	struct env_result env;		   /* the command's environment, and what was dropped */
+	struct credential_set credentials; /* injected by the proxy; never the keys */
+	char *audit_dir;		   /* where the audit log lives (hidden inside), or NULL */
+	bool audit;			   /* a run of this spec writes the audit log */
+	bool nested;			   /* inside a sandbox already */
 	struct wrapper_plan wrappers;
 	struct trust_check trust;      /* may the project config apply? */
 	struct hardening hardening;    /* seccomp and Landlock, as the kernel allows */
