@@ -131,6 +131,7 @@ static int build_one(const struct config *cfg, const char *name, const char *hom
 {
 	const struct builtin *b = find_builtin(name);
 	const struct config_credential *cc = find_configured(cfg, name);
+	*c = (struct credential){.env = STRV_INIT};
 	if (!b && !cc)
 		return error_set(err, ERROR_USAGE,
 				 "unknown credential \"%s\" (built in: %s; others are defined in "

