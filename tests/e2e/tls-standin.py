@@ -8,6 +8,8 @@ to LOG, then answers by MODE:
           exists (the sandboxed client writes it once it got the event),
           then a second event; a proxy that buffers deadlocks here
   401     401 with a JSON error (as an API does for a bad key)
+  plain   no TLS at all: records the raw bytes it gets and answers in
+          plain HTTP, as a stripping man in the middle would
 
 usage: tls-standin.py CERT KEY PORTFILE LOG MODE [WAITFOR]
 """
@@ -44,7 +46,22 @@ def read_request(conn):
     return head, body
 
 
+def serve_plain(raw):
+    raw.settimeout(5)
+    try:
+        data = raw.recv(65536)
+        with lock, open(log, "ab") as f:
+            f.write(b"PLAIN " + data + b"\n----\n")
+        raw.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 14\r\n\r\nfrom-plaintext")
+    except OSError:
+        pass
+    raw.close()
+
+
 def serve(raw):
+    if mode == "plain":
+        serve_plain(raw)
+        return
     try:
         conn = ctx.wrap_socket(raw, server_side=True)
     except (ssl.SSLError, OSError) as e:

@@ -876,7 +876,8 @@ static ssize_t receive_first(struct conn *c, char *buf, size_t size)
 static void read_head(struct conn *c)
 {
 	char buf[4096];
-	size_t room = HTTP_HEAD_MAX + 1 - c->head.len;
+	/* A credential's head comes after its two-byte preamble. */
+	size_t room = HTTP_HEAD_MAX + 1 + (c->proto == PROTO_CREDENTIAL ? 2 : 0) - c->head.len;
 	size_t want = room < sizeof(buf) ? room : sizeof(buf);
 	bool first = !c->handed && !c->head.len;
 	ssize_t n = first ? receive_first(c, buf, want) : recv(c->ep[0].fd, buf, want, 0);
