@@ -163,6 +163,49 @@ static void config_loads_sockets_with_their_layer_and_origin(void **state)
 	assert_int_equal(cfg.rules.len, 0);
 }
 
+/* credentials: only in the global config, each entry checked with its
+ * position, the last entry of a name kept for credential_plan. */
+static void config_loads_credentials_from_the_global_config_only(void **state)
+{
+	(void)state;
+	_cleanup_config_ struct config cfg;
+	config_init(&cfg);
+	_cleanup_error_ struct error err = ERROR_INIT;
+	assert_int_equal(
+	    load(&cfg, "g.jsonc",
+		 "{\"credentials\": {\"anthropic\": {\"env\": \"MY_KEY\", \"ca\": \"/c.pem\"},\n"
+		 " \"x\": {\"file\": \"~/k\", \"hosts\": [\"API.X.example\"], "
+		 "\"header\": \"Authorization: Token\", \"base-url-env\": \"X_URL\"}}}",
+		 LAYER_GLOBAL, &err),
+	    0);
+	assert_int_equal(cfg.credentials.len, 2);
+	assert_string_equal(cfg.credentials.items[0].name, "anthropic");
+	assert_string_equal(cfg.credentials.items[0].env, "MY_KEY");
+	assert_string_equal(cfg.credentials.items[0].ca, "/c.pem");
+	assert_string_equal(cfg.credentials.items[0].origin, "g.jsonc:1:18");
+	assert_string_equal(cfg.credentials.items[1].file, "~/k");
+	assert_string_equal(cfg.credentials.items[1].hosts.items[0], "api.x.example");
+	assert_string_equal(cfg.credentials.items[1].header, "Authorization: Token");
+	static const struct {
+		const char *text, *message;
+	} bad[] = {
+	    {"{\"credentials\": {\"x\": {\"env\": \"A B\"}}}", "is not a variable name"},
+	    {"{\"credentials\": {\"x\": {\"env\": \"A\", \"file\": \"/k\"}}}", "both"},
+	    {"{\"credentials\": {\"x\": {\"hosts\": [\"10.0.0.1\"]}}}", "is not a host name"},
+	    {"{\"credentials\": {\"x\": {\"header\": \"X Y: b\"}}}", "expected a header"},
+	    {"{\"credentials\": {\"X Y\": {}}}", "is not a credential name"},
+	    {"{\"credentials\": {\"x\": {\"key\": \"sk-123\"}}}", "unknown key \"key\""},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		_cleanup_config_ struct config c2;
+		config_init(&c2);
+		_cleanup_error_ struct error e2 = ERROR_INIT;
+		assert_int_equal(load(&c2, "g.jsonc", bad[i].text, LAYER_GLOBAL, &e2), -1);
+		if (!strstr(e2.msg, bad[i].message))
+			fail_msg("case %zu: <%s> lacks <%s>", i, e2.msg, bad[i].message);
+	}
+}
+
 static void config_rejects_invalid_text_naming_file_line_and_column(void **state)
 {
 	static const struct {
@@ -173,7 +216,9 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 	    {"{\"filesytem\": {}}", "1:2",
 	     "unknown key \"filesytem\"; did you mean \"filesystem\"? (expected one of: "
 	     "\"filesystem\", \"docker\", \"read-only\", \"network\", \"commands\", "
-	     "\"secrets\", \"env\", \"audit\", \"limits\", \"sockets\")"},
+	     "\"secrets\", \"env\", \"audit\", \"limits\", \"sockets\", \"credentials\")"},
+	    {"{\"credentials\": {\"anthropic\": {\"env\": \"ANTHROPIC_API_KEY\"}}}", "1:17",
+	     "\"credentials\" belong in your global config"},
 	    {"{\"sockets\": [\"~/.docker/run/*.sock\"]}", "1:14",
 	     "in \"sockets\": \"~/.docker/run/*.sock\": a socket is one path, not a pattern "
 	     "(no *, ? or [)"},
@@ -518,6 +563,7 @@ int main(void)
 	    cmocka_unit_test(config_loads_limits_with_units_and_origins),
 	    cmocka_unit_test(config_loads_sockets_with_their_layer_and_origin),
 	    cmocka_unit_test(config_rejects_invalid_text_naming_file_line_and_column),
+	    cmocka_unit_test(config_loads_credentials_from_the_global_config_only),
 	    unit_tmp_test(config_load_file_names_the_file_in_errors),
 	    unit_tmp_test(config_find_picks_the_one_existing_file_and_refuses_both),
 	    cmocka_unit_test(config_merges_layers_by_concatenating_arrays_and_overriding_scalars),
