@@ -8,6 +8,32 @@
 #include "cli/verbs.h"
 #include "sandbox/guard.h"
 
+/* Which keys the proxy injects and where the command finds each: the
+ * name of where the key comes from, never the key. */
+static void describe_credentials(const struct credential_set *set, struct strbuf *sb)
+{
+	for (size_t i = 0; i < set->len; i++) {
+		const struct credential *c = &set->items[i];
+		for (size_t k = 0; k < c->endpoints_len; k++) {
+			const struct credential_endpoint *e = &c->endpoints[k];
+			strbuf_addf(sb, "credential %s (%s): key from ", c->name, c->origin);
+			if (c->file)
+				strbuf_addstr(sb, c->file);
+			for (size_t v = 0; !c->file && v < c->env.len; v++)
+				strbuf_addf(sb, "%s%s", v ? " or " : "", c->env.items[v]);
+			strbuf_addf(sb, ", added for https://%s; ", e->host);
+			strbuf_addf(sb, "inside: http://127.0.0.1:%u", e->port);
+			if (e->base_url_env)
+				strbuf_addf(sb, " ($%s)", e->base_url_env);
+			if (e->git_instead_of)
+				strbuf_addstr(sb, " (git's url.insteadOf)");
+			strbuf_addch(sb, '\n');
+		}
+	}
+	if (set->len)
+		strbuf_addch(sb, '\n');
+}
+
 int verb_policy(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err)
 {
 	struct sandbox_request req;
@@ -27,6 +53,7 @@ int verb_policy(const struct cli *cli, char **envp, const struct cli_io *io, str
 	guard_plan_build(&s.policy, &guard_plan);
 	_cleanup_strbuf_ struct strbuf tail = STRBUF_INIT;
 	strbuf_addch(&tail, '\n');
+	describe_credentials(&s.credentials, &tail);
 	hardening_describe(&s.hardening, &tail);
 	trust_describe(&s.trust, &tail);
 	int r;

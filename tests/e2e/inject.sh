@@ -244,6 +244,20 @@ test_resolve_flag_pins_name()
 	expect_out_lacks "pinned page"
 }
 
+test_policy_names_the_credential_and_never_the_key()
+{
+	make_certs
+	global_config
+	rc=0
+	GH_TOKEN=$GKEY "$AS" policy --credential github >"$T/out" 2>"$T/err" || rc=$?
+	expect_status 0
+	expect_out_contains "key from GITHUB_TOKEN or GH_TOKEN, added for https://github.com"
+	expect_out_contains "(git's url.insteadOf)"
+	expect_out_contains "added for https://api.github.com"
+	expect_out_lacks "$GKEY"
+	expect_err_lacks "$GKEY"
+}
+
 test_bad_flag_values_are_usage_errors()
 {
 	for v in 0 65536 abc 80x ""; do
