@@ -354,6 +354,24 @@ static void set_var(struct strv *envp, const char *name, const char *value)
 	strv_pushf(envp, "%s=%s", name, value);
 }
 
+/* The most a git push through a credential endpoint sends in one request
+ * body (git's http.postBuffer; git reserves it with malloc, and pages it
+ * never touches cost no memory). */
+#define GIT_POST_BUFFER "134217728"
+
+/* Appends one GIT_CONFIG_KEY_n/VALUE_n pair after those already set. */
+static void add_git_config(struct strv *envp, const char *key, const char *value)
+{
+	const char *count = env_get(strv_array(envp), "GIT_CONFIG_COUNT");
+	unsigned long n = count ? strtoul(count, NULL, 10) : 0;
+	_cleanup_free_ char *kname = xasprintf("GIT_CONFIG_KEY_%lu", n);
+	_cleanup_free_ char *vname = xasprintf("GIT_CONFIG_VALUE_%lu", n);
+	_cleanup_free_ char *nvalue = xasprintf("%lu", n + 1);
+	set_var(envp, kname, key);
+	set_var(envp, vname, value);
+	set_var(envp, "GIT_CONFIG_COUNT", nvalue);
+}
+
 static void drop_var_at(struct strv *envp, size_t i)
 {
 	free(envp->items[i]);
@@ -399,18 +417,17 @@ void credential_apply_env(const struct credential_set *set, char *const *host_en
 			if (!e->git_instead_of)
 				continue;
 			/* git reads GIT_CONFIG_COUNT pairs as config of the
-			 * command line: no file is written. */
-			const char *count = env_get(strv_array(envp), "GIT_CONFIG_COUNT");
-			unsigned long n = count ? strtoul(count, NULL, 10) : 0;
-			_cleanup_free_ char *kname = xasprintf("GIT_CONFIG_KEY_%lu", n);
-			_cleanup_free_ char *vname = xasprintf("GIT_CONFIG_VALUE_%lu", n);
-			_cleanup_free_ char *kvalue =
+			 * command line: no file is written. A push larger
+			 * than http.postBuffer goes out chunked, which the
+			 * endpoint refuses (it must see where the body ends),
+			 * so the endpoint's buffer is raised. */
+			_cleanup_free_ char *from =
 			    xasprintf("url.http://127.0.0.1:%u/.insteadOf", e->port);
-			_cleanup_free_ char *vvalue = xasprintf("https://%s/", e->host);
-			_cleanup_free_ char *nvalue = xasprintf("%lu", n + 1);
-			set_var(envp, kname, kvalue);
-			set_var(envp, vname, vvalue);
-			set_var(envp, "GIT_CONFIG_COUNT", nvalue);
+			_cleanup_free_ char *to = xasprintf("https://%s/", e->host);
+			_cleanup_free_ char *buffer =
+			    xasprintf("http.http://127.0.0.1:%u/.postBuffer", e->port);
+			add_git_config(envp, from, to);
+			add_git_config(envp, buffer, GIT_POST_BUFFER);
 		}
 	}
 }
