@@ -153,6 +153,19 @@ test_certificate_is_verified()
 	! grep -qF -- "$KEY" "$log" || fail "the key is in the audit log"
 }
 
+test_network_deny_refuses_the_upstream()
+{
+	setup_upstream ok
+	cat >"$HOME/.config/agent-sandbox/config.json" <<EOF
+{"credentials": {"anthropic": {"ca": "$T/pki/ca.pem"}},
+ "network": {"deny": ["api.anthropic.com"]}}
+EOF
+	sbx_anthropic sh -c 'curl -sS --max-time 20 -i -d "{}" "$ANTHROPIC_BASE_URL/v1/messages"'
+	expect_out_contains "403"
+	expect_out_contains "network.deny"
+	[ ! -s "$T/upstream.log" ] || fail "a denied upstream was reached"
+}
+
 test_credentials_in_project_config_are_refused()
 {
 	echo '{"credentials": {"anthropic": {"env": "ANTHROPIC_API_KEY"}}}' >.agent-sandbox.json
