@@ -12,9 +12,13 @@
 test_key_reaches_upstream_in_header_when_injected()
 {
 	setup_upstream ok
-	sbx_anthropic sh -c 'curl -sS --max-time 20 -d "{\"m\":1}" "$ANTHROPIC_BASE_URL/v1/messages"'
+	sbx_anthropic sh -c 'curl -sS -i --max-time 20 -d "{\"m\":1}" "$ANTHROPIC_BASE_URL/v1/messages"'
 	expect_status 0
 	expect_out_contains "from-upstream"
+	# The upstream said keep-alive; the client is told to close.
+	expect_out_contains "Connection: close"
+	expect_out_lacks "keep-alive"
+	expect_out_lacks "Keep-Alive"
 	expect_upstream_has "x-api-key: $KEY"
 	expect_upstream_has "POST /v1/messages HTTP/1.1"
 	expect_upstream_has "Host: api.anthropic.com"
@@ -151,6 +155,9 @@ test_certificate_is_verified()
 	grep '"credential"' "$log" | grep -q '"status": *502' ||
 		fail "no audit record of the refused request: $(grep network "$log" | tail -3)"
 	! grep -qF -- "$KEY" "$log" || fail "the key is in the audit log"
+	sbx log
+	expect_out_contains "key of anthropic, status 502"
+	expect_out_contains "not trusted"
 }
 
 test_network_deny_refuses_the_upstream()

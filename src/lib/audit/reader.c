@@ -66,6 +66,14 @@ static void add_network(struct strbuf *sb, struct json_object *r)
 		add_text(sb, field(r, "address"));
 		strbuf_addch(sb, ')');
 	}
+	if (field(r, "credential")) {
+		strbuf_addstr(sb, ", key of ");
+		add_text(sb, field(r, "credential"));
+		if (field(r, "status")) {
+			strbuf_addstr(sb, ", status ");
+			add_text(sb, field(r, "status"));
+		}
+	}
 	if (field(r, "bytes_out")) {
 		_cleanup_free_ char *out = field_text(r, "bytes_out", "?");
 		_cleanup_free_ char *in = field_text(r, "bytes_in", "?");
