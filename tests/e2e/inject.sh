@@ -199,6 +199,11 @@ test_missing_key_is_an_error()
 	expect_status 2
 	expect_err_contains "ANTHROPIC_API_KEY is not set"
 	expect_no_file "$T/ran"
+	# A key that could end the header line is refused, not sent.
+	ANTHROPIC_API_KEY=$(printf 'sk-a\r\nX-Evil: 1') sbx --credential anthropic touch "$T/ran"
+	expect_status 2
+	expect_err_contains "cannot be sent in a header"
+	expect_no_file "$T/ran"
 	sbx --credential nosuch touch "$T/ran"
 	expect_status 2
 	expect_err_contains "unknown credential \"nosuch\""
