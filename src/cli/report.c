@@ -320,7 +320,7 @@ int report_wrappers(int fd, const struct command_table *commands, const struct w
 		strbuf_addf(&sb, "  %s\n", WRAPPERS_INHERITED_NOTE);
 		for (size_t i = 0; i < commands->len; i++) {
 			const struct command_setting *c = &commands->items[i];
-			if (c->layer == LAYER_BUILTIN)
+			if (c->layer == LAYER_BUILTIN || c->kind == COMMAND_BLOCKED)
 				continue;
 			_cleanup_free_ char *line =
 			    xasprintf("%s: %s (%s) not applied", c->name,

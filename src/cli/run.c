@@ -25,19 +25,23 @@ static void note_withdrawn_approval(const struct sandbox_spec *s, bool debug, in
 	}
 }
 
-/* Inside a sandbox, command settings are not applied (the outer wrappers
- * stay); say so rather than skip what the user asked for in silence. */
+/* Inside a sandbox, a blocked command is denied executing; other command
+ * settings are not applied (the outer wrappers stay). Say so rather than
+ * skip what the user asked for in silence. */
 static void note_inherited_wrappers(const struct sandbox_spec *s, int err_fd)
 {
 	if (!s->nested)
 		return;
-	for (size_t i = 0; i < s->cfg.commands.len; i++)
-		if (s->cfg.commands.items[i].layer != LAYER_BUILTIN) {
-			(void)write_str(err_fd, "agent-sandbox: note: inside a sandbox the outer "
-						"sandbox's command wrappers stay in force; "
-						"\"commands\" and --cmd are not applied\n");
+	for (size_t i = 0; i < s->cfg.commands.len; i++) {
+		const struct command_setting *c = &s->cfg.commands.items[i];
+		if (c->layer != LAYER_BUILTIN && c->kind != COMMAND_BLOCKED) {
+			(void)write_str(err_fd,
+					"agent-sandbox: note: inside a sandbox the outer "
+					"sandbox's command wrappers stay in force; only "
+					"blocking a command (--cmd NAME=false) is applied\n");
 			return;
 		}
+	}
 }
 
 static int dry_run(const struct sandbox_spec *s, const struct cli_io *io, struct error *err)

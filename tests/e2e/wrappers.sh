@@ -454,11 +454,12 @@ test_nested_sandbox_cannot_reenable_the_network()
 
 test_nested_sandbox_runs_and_reports_inherited_wrappers()
 {
-	sbx sh -c "'$AS' --debug --cmd touch=false -- echo inner"
+	sbx sh -c "'$AS' --debug --cmd touch=false --cmd ls=@git -- echo inner"
 	expect_status 0
 	expect_out inner
 	expect_err_contains "inherited from the outer sandbox"
-	expect_err_contains "touch: blocked (--cmd) not applied"
+	expect_err_contains "touch: blocked (cli --cmd), covers"
+	expect_err_contains "ls: @git (--cmd) not applied"
 }
 
 run_tests

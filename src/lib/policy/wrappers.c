@@ -110,12 +110,16 @@ static void record_start_env(char *const *envp, struct strv *out)
 int wrapper_plan_build(const struct wrapper_input *in, struct wrapper_plan *out, struct error *err)
 {
 	*out = (struct wrapper_plan){.inherited = in->nested, .start_env = STRV_INIT};
-	if (in->nested)
-		return 0;
-	record_start_env(in->envp, &out->start_env);
+	if (!in->nested)
+		record_start_env(in->envp, &out->start_env);
 	const struct command_table *t = in->commands;
 	out->items = xcalloc(t->len ? t->len : 1, sizeof(*out->items));
 	for (size_t i = 0; i < t->len; i++) {
+		/* Inside a sandbox no launcher is mounted: a blocked command's
+		 * programs are denied executing instead (sandbox/nested.c),
+		 * so only they are looked for. */
+		if (in->nested && t->items[i].kind != COMMAND_BLOCKED)
+			continue;
 		struct wrapper *w = &out->items[out->len++];
 		*w = (struct wrapper){
 		    .setting = &t->items[i], .targets = STRV_INIT, .skipped = STRV_INIT};

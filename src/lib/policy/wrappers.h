@@ -36,7 +36,8 @@ struct wrapper_plan {
 	struct wrapper *items;
 	size_t len;
 	/* Inside a sandbox: the outer sandbox's wrappers and its
-	 * /run/agent-sandbox stay as they are, and none are added. */
+	 * /run/agent-sandbox stay as they are, and none are mounted; the
+	 * items are the blocked commands, for sandbox/nested.c to deny. */
 	bool inherited;
 	struct strv start_env; /* NAME=VALUE of git_guard_config_env, for @git */
 };
@@ -60,10 +61,11 @@ void wrapper_plan_render(const struct wrapper_plan *p, const struct host_file *s
 
 void wrapper_plan_release(struct wrapper_plan *p);
 
-/* What a plan says about a sandbox inside a sandbox: it adds no wrappers. */
+/* What a plan says about a sandbox inside a sandbox: it mounts no
+ * launchers; a blocked command's programs are denied executing. */
 #define WRAPPERS_INHERITED_NOTE                                                                    \
-	"inherited from the outer sandbox (a sandbox inside a sandbox keeps the outer wrappers "   \
-	"and adds none)"
+	"inherited from the outer sandbox (a sandbox inside a sandbox keeps the outer wrappers; "  \
+	"it blocks a command by denying its programs execution and reading, through Landlock)"
 
 /* One line: the setting, where it came from and what it covers. */
 void wrapper_describe(struct strbuf *sb, const struct wrapper *w);
