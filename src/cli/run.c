@@ -112,10 +112,10 @@ int verb_run(const struct cli *cli, char **envp, const struct cli_io *io, struct
 	int status = sandbox_launch(&s, &sio, &result, err);
 	/* The init says "command not found"; when the program is on the host
 	 * in a place the sandbox hides, say that too. */
-	if (status == 127) {
-		_cleanup_free_ char *hidden = sandbox_spec_hidden_command(&s);
-		if (hidden)
-			report_hidden_command(io->err, s.command.items[0], hidden);
+	struct hidden_command hidden;
+	if (status == 127 && sandbox_spec_hidden_command(&s, &hidden)) {
+		report_hidden_command(io->err, s.command.items[0], &hidden);
+		hidden_command_release(&hidden);
 	}
 	if (result.guard)
 		report_quarantine(io->err, result.guard);
