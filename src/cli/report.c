@@ -320,11 +320,11 @@ int report_wrappers(int fd, const struct command_table *commands, const struct w
 		strbuf_addf(&sb, "  %s\n", WRAPPERS_INHERITED_NOTE);
 		for (size_t i = 0; i < commands->len; i++) {
 			const struct command_setting *c = &commands->items[i];
-			if (c->layer == LAYER_BUILTIN || c->kind == COMMAND_BLOCKED)
+			if (c->layer == LAYER_BUILTIN || c->kind != COMMAND_RAW)
 				continue;
-			_cleanup_free_ char *line =
-			    xasprintf("%s: %s (%s) not applied", c->name,
-				      command_kind_name(c->kind), c->origin);
+			_cleanup_free_ char *line = xasprintf(
+			    "%s: %s (%s) not applied: a nested run cannot unwrap a command",
+			    c->name, command_kind_name(c->kind), c->origin);
 			strbuf_addstr(&sb, "  ");
 			term_escape_add(&sb, line);
 			strbuf_addch(&sb, '\n');

@@ -25,20 +25,21 @@ static void note_withdrawn_approval(const struct sandbox_spec *s, bool debug, in
 	}
 }
 
-/* Inside a sandbox, a blocked command is denied executing; other command
- * settings are not applied (the outer wrappers stay). Say so rather than
- * skip what the user asked for in silence. */
+/* Inside a sandbox a command can be wrapped or blocked, not unwrapped:
+ * the outer wrappers stay. Say so rather than skip what the user asked
+ * for in silence. */
 static void note_inherited_wrappers(const struct sandbox_spec *s, int err_fd)
 {
 	if (!s->nested)
 		return;
 	for (size_t i = 0; i < s->cfg.commands.len; i++) {
 		const struct command_setting *c = &s->cfg.commands.items[i];
-		if (c->layer != LAYER_BUILTIN && c->kind != COMMAND_BLOCKED) {
+		if (c->layer != LAYER_BUILTIN && c->kind == COMMAND_RAW) {
 			(void)write_str(err_fd,
 					"agent-sandbox: note: inside a sandbox the outer "
-					"sandbox's command wrappers stay in force; only "
-					"blocking a command (--cmd NAME=false) is applied\n");
+					"sandbox's command wrappers stay in force; "
+					"\"commands\" and --cmd entries set to true are not "
+					"applied\n");
 			return;
 		}
 	}

@@ -137,6 +137,36 @@ test_nested_tightening_does_not_outlive_inner_run()
 	expect_out data
 }
 
+# An inner script or @git: a launcher first on PATH, for the inner command
+# and what it starts (a deterrent like the outer wrappers: the real
+# program stays reachable by its path).
+test_nested_cmd_script_wraps_the_command_for_the_inner_run()
+{
+	echo data >f
+	printf '#!/bin/sh\necho "wrapped $AGENT_SANDBOX_CMD $*" >>%s/log\nexec "$AGENT_SANDBOX_REAL" "$@"\n' \
+		"$T/work" >wrap.sh
+	chmod 755 wrap.sh
+	sbx sh -c "'$AS' --cmd cat=./wrap.sh sh -c 'cat f; sh -c \"cat f\"'; cat f"
+	expect_status 0
+	expect_out "data
+data
+data"
+	[ "$(grep -c '^wrapped cat f$' log)" -eq 2 ] || fail "the script did not wrap both: $(cat log)"
+}
+
+test_nested_cmd_git_guard_applies_inside()
+{
+	git init -q -b main . && echo one >tracked && git add tracked &&
+		git -c user.name=t -c user.email=t@e commit -qm one || fail "no repository"
+	echo uncommitted >tracked
+	# The outer sandbox lifts the guard; the inner run puts it back.
+	sbx --cmd git=true sh -c "'$AS' --cmd git=@git sh -c 'git status --short; git reset --hard'"
+	expect_status 126
+	expect_out_contains " M tracked"
+	expect_err_contains "git reset --hard is blocked by the sandbox policy"
+	expect_content tracked uncommitted
+}
+
 # A CLI installed under the host's /tmp (npm --prefix /tmp/x, say): one
 # line names the place, why the sandbox does not show it and what does.
 # --ro shows a path under the private /tmp and /run (bound over the

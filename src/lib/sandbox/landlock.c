@@ -200,11 +200,14 @@ int landlock_apply(const struct landlock_plan *plan, struct error *err)
 
 /* A denial resolved to rights on this kernel, with the file it names:
  * another name in the same directory for that file (a hard link, such as
- * perl and perl5.36.0) is denied the same. */
+ * perl and perl5.36.0) is denied the same. Rules attach to files, not
+ * names: a file bind-mounted at several names (the outer sandbox's
+ * launcher) is granted through any of them, so only a hard link, which
+ * the split can find beside it, counts. */
 struct denied {
 	const char *path;
 	uint64_t rights;
-	bool is_dir;
+	bool hard_linked;
 	dev_t dev;
 	ino_t ino;
 };
@@ -223,8 +226,7 @@ static uint64_t denied_at(const struct split *sp, const char *path, const struct
 	uint64_t r = 0;
 	for (size_t i = 0; i < sp->len; i++) {
 		const struct denied *d = &sp->d[i];
-		bool same_file = !d->is_dir && !S_ISDIR(st->st_mode) && d->dev == st->st_dev &&
-				 d->ino == st->st_ino;
+		bool same_file = d->hard_linked && d->dev == st->st_dev && d->ino == st->st_ino;
 		if (same_file || !strcmp(d->path, path))
 			r |= d->rights;
 	}
@@ -324,7 +326,7 @@ int landlock_apply_denials(const struct landlock_denial *denials, size_t len,
 			continue;
 		d[n] = (struct denied){.path = denials[i].path,
 				       .rights = denial_rights(denials[i].what, &m),
-				       .is_dir = S_ISDIR(st.st_mode),
+				       .hard_linked = !S_ISDIR(st.st_mode) && st.st_nlink > 1,
 				       .dev = st.st_dev,
 				       .ino = st.st_ino};
 		handled |= d[n++].rights;

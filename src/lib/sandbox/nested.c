@@ -352,6 +352,20 @@ static bool command_blocked(const struct sandbox_spec *s, const char *found)
 	return false;
 }
 
+/* Sets NAME's entry (NAME=VALUE) in env, in place of any there. */
+static void env_replace(struct strv *env, const char *name, const char *entry)
+{
+	_cleanup_strv_ struct strv kept = STRV_INIT;
+	size_t len = strlen(name);
+	for (size_t i = 0; i < env->len; i++)
+		if (strncmp(env->items[i], name, len) || env->items[i][len] != '=')
+			strv_push(&kept, env->items[i]);
+	strv_push(&kept, entry);
+	struct strv tmp = *env;
+	*env = kept;
+	kept = tmp;
+}
+
 /* Taking writes away beneath /tmp takes away making files in /tmp itself
  * (a Landlock grant on a directory reaches everything beneath it): the
  * command gets a directory of its own there, as TMPDIR, made before the
@@ -372,14 +386,99 @@ static int private_tmpdir(const struct nested_plan *n, struct strv *env, struct 
 	output_debug("nested: TMPDIR=%s: a write denied beneath /tmp takes away making files "
 		     "in /tmp itself",
 		     dir);
-	_cleanup_strv_ struct strv kept = STRV_INIT;
-	for (size_t i = 0; i < env->len; i++)
-		if (strncmp(env->items[i], "TMPDIR=", 7))
-			strv_push(&kept, env->items[i]);
-	strv_pushf(&kept, "TMPDIR=%s", dir);
-	strv_release(env);
-	*env = kept;
-	kept = (struct strv)STRV_INIT;
+	_cleanup_free_ char *entry = xasprintf("TMPDIR=%s", dir);
+	env_replace(env, "TMPDIR", entry);
+	return 0;
+}
+
+static int make_dir(const char *path, struct error *err)
+{
+	if (mkdir(path, 0755) < 0)
+		return error_errno(err, ERROR_SETUP, errno, "making %s", path);
+	return 0;
+}
+
+static int make_link(const char *target, const char *dir, const char *name, struct error *err)
+{
+	_cleanup_free_ char *link = xasprintf("%s/%s", dir, name);
+	if (symlink(target, link) < 0)
+		return error_errno(err, ERROR_SETUP, errno, "making %s", link);
+	return 0;
+}
+
+/* The entries of one wrapped command, in the layout launcher.c reads:
+ * a launcher (this binary) under the command's name in the PATH
+ * directory, a marker or the script, the real program. */
+static int add_launcher(const char *base, const char *self, const struct wrapper *w,
+			char *const *envp, struct error *err)
+{
+	const char *name = w->setting->name;
+	_cleanup_free_ char *path_dir = xasprintf("%s/" WRAPPER_NESTED_PATH_DIR, base);
+	_cleanup_free_ char *blocked = xasprintf("%s/" WRAPPER_BLOCKED_NAME, base);
+	_cleanup_free_ char *presets = xasprintf("%s/" WRAPPER_PRESET_NAME, base);
+	_cleanup_free_ char *scripts = xasprintf("%s/" WRAPPER_SCRIPT_NAME, base);
+	_cleanup_free_ char *bin = xasprintf("%s/" WRAPPER_BIN_NAME, base);
+	enum command_kind kind = w->setting->kind;
+	/* The marker is a link to nowhere: the launcher only asks whether it
+	 * is there. */
+	if ((kind == COMMAND_BLOCKED && make_link("/", blocked, name, err) < 0) ||
+	    (kind == COMMAND_GIT && make_link("/", presets, name, err) < 0) ||
+	    (kind == COMMAND_SCRIPT && make_link(w->script, scripts, name, err) < 0))
+		return -1;
+	/* The real program is what PATH finds now, the outer sandbox's
+	 * launcher or an outer nested run's included: each wrapper in turn. */
+	_cleanup_free_ char *real = env_find_program(envp, name);
+	if (kind != COMMAND_BLOCKED && real && make_link(real, bin, name, err) < 0)
+		return -1;
+	return make_link(self, path_dir, name, err);
+}
+
+/* An inner script or @git, and a blocked command's friendlier refusal: a
+ * directory of launchers first on PATH, with the layout of the outer
+ * /run/agent-sandbox, named in WRAPPER_NESTED_ENV for the launcher. A
+ * deterrent, like the outer wrappers: the real program stays reachable by
+ * its path (a blocked one's execution is denied by Landlock). The command
+ * may change the directory: that gains it nothing it lacks (a denial
+ * beneath it would cost making files in /tmp itself). */
+static int plan_launchers(const struct sandbox_spec *s, struct strv *env, struct error *err)
+{
+	if (!s->wrappers.len)
+		return 0;
+	_cleanup_free_ char *self = realpath("/proc/self/exe", NULL);
+	if (!self)
+		return error_errno(err, ERROR_SETUP, errno, "finding agent-sandbox itself");
+	char base[] = "/tmp/agent-sandbox-wrappers.XXXXXX";
+	if (!mkdtemp(base))
+		return error_errno(err, ERROR_SETUP, errno, "making a directory in /tmp");
+	static const char *const subdirs[] = {WRAPPER_NESTED_PATH_DIR, WRAPPER_BLOCKED_NAME,
+					      WRAPPER_PRESET_NAME,     WRAPPER_SCRIPT_NAME,
+					      WRAPPER_BIN_NAME,	       WRAPPER_START_ENV_NAME};
+	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
+		_cleanup_free_ char *dir = xasprintf("%s/%s", base, subdirs[i]);
+		if (make_dir(dir, err) < 0)
+			return -1;
+	}
+	char *const *envp = strv_array(env);
+	for (size_t i = 0; i < s->wrappers.len; i++)
+		if (add_launcher(base, self, &s->wrappers.items[i], envp, err) < 0)
+			return -1;
+	_cleanup_free_ char *start_env = xasprintf("%s/" WRAPPER_START_ENV_NAME, base);
+	for (size_t i = 0; i < s->wrappers.start_env.len; i++) {
+		const char *entry = s->wrappers.start_env.items[i];
+		size_t name_len = strcspn(entry, "=");
+		_cleanup_free_ char *name = xstrndup(entry, name_len);
+		if (make_link(entry + name_len, start_env, name, err) < 0)
+			return -1;
+	}
+	const char *path = env_get(envp, "PATH");
+	const char *outer = env_get(envp, WRAPPER_NESTED_ENV);
+	_cleanup_free_ char *path_entry = xasprintf("PATH=%s/" WRAPPER_NESTED_PATH_DIR "%s%s", base,
+						    path ? ":" : "", path ? path : "");
+	_cleanup_free_ char *wrappers_entry =
+	    xasprintf(WRAPPER_NESTED_ENV "=%s%s%s", base, outer ? ":" : "", outer ? outer : "");
+	env_replace(env, "PATH", path_entry);
+	env_replace(env, WRAPPER_NESTED_ENV, wrappers_entry);
+	output_debug("nested: wrappers in %s, first on PATH", base);
 	return 0;
 }
 
@@ -392,6 +491,8 @@ int nested_run(const struct sandbox_spec *s, struct error *err)
 	_cleanup_strv_ struct strv env = STRV_INIT;
 	for (size_t i = 0; i < s->env.envp.len; i++)
 		strv_push(&env, s->env.envp.items[i]);
+	if (plan_launchers(s, &env, err) < 0)
+		return -1;
 	if (s->hardening.landlock_fs && private_tmpdir(&n, &env, err) < 0)
 		return -1;
 	char *const *envp = strv_array(&env);
@@ -416,7 +517,12 @@ int nested_run(const struct sandbox_spec *s, struct error *err)
 	}
 	if (seccomp_filter_load_command(n.seccomp, err) < 0)
 		return -1;
-	execvpe(command[0], command, envp);
+	/* Looked up in the command's PATH (execvpe would search ours), where
+	 * the nested launchers come first. */
+	if (found)
+		execve(found, command, envp);
+	else
+		errno = ENOENT;
 	if (errno == ENOENT) {
 		error_set(err, ERROR_EXEC, "%s: command not found", command[0]);
 		err->errnum = ENOENT;
