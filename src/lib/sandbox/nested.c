@@ -124,7 +124,12 @@ static void add_denial(struct nested_plan *n, const char *path, unsigned what, c
 			n->deny[i].what |= what;
 			return;
 		}
-	output_debug("nested: landlock: %s beneath %s (%s)", deny_name(what), real, why);
+	/* A grant reaches everything beneath it: the directories above a
+	 * denied path get none of the rights it takes away. */
+	output_debug("nested: landlock: %s beneath %s (%s)%s", deny_name(what), real, why,
+		     what & LANDLOCK_DENY_WRITE
+			 ? "; nothing new can be made directly in the directories above it"
+			 : "");
 	strv_push(&n->deny_paths, real);
 	n->deny = xreallocarray(n->deny, n->deny_len + 1, sizeof(*n->deny));
 	n->deny[n->deny_len++] = (struct landlock_denial){.what = what};
