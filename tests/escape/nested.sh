@@ -7,6 +7,8 @@
 #   /proc/self/root, or after renaming a directory above it
 #   moving a file out of an excluded directory, or the directory itself
 #   a run inside the inner run asking for the rights back
+#   a hand-set AGENT_SANDBOX_NESTED_WRAPPERS passing /usr/bin off as a
+#   nested run's launcher directory, to take git away from the outer guard
 #
 # Each outcome is checked from outside.
 . "$(dirname "$0")/../lib.sh"
@@ -68,6 +70,18 @@ test_a_run_inside_the_inner_run_cannot_take_rights_back()
 	sbx sh -c "'$AS' --ro sub --exclude g --cmd cat=false '$AS' --rw sub --cmd cat=true sh -c 'echo changed >sub/f; cat g; head g'"
 	expect_content sub/f original
 	expect_out ""
+}
+
+test_a_hand_set_nested_wrappers_variable_cannot_unwrap_an_outer_launcher()
+{
+	make_guarded_project
+	echo changed >tracked
+	gitdir=$(dirname "$(realpath "$(command -v git)")")
+	sbx sh -c "mkdir -p /tmp/fake && ln -s '$gitdir' /tmp/fake/path &&
+		AGENT_SANDBOX_NESTED_WRAPPERS=/tmp/fake git reset --hard"
+	expect_status 126
+	expect_err_contains "git reset --hard is blocked"
+	expect_content tracked changed
 }
 
 run_tests

@@ -49,7 +49,10 @@ static bool exists(const char *path);
 
 /* The nested run's directory whose launchers this process was started
  * through, or NULL: the directory of the path executed, resolved, is one
- * of theirs. */
+ * of theirs. Their launcher directory is a directory named
+ * WRAPPER_NESTED_PATH_DIR, not a symlink: a variable set by hand cannot
+ * make a PATH directory of the outer sandbox (/usr/bin) pass for one, and
+ * so cannot take an outer launcher's name away from the outer layout. */
 static char *nested_base(void)
 {
 	const char *list = getenv(WRAPPER_NESTED_ENV);
@@ -64,7 +67,9 @@ static char *nested_base(void)
 		p = *colon ? colon + 1 : colon;
 		_cleanup_free_ char *launchers = xasprintf("%s/" WRAPPER_NESTED_PATH_DIR, base);
 		_cleanup_free_ char *real = realpath(launchers, NULL);
-		if (real && !strcmp(real, real_dir))
+		struct stat st;
+		if (real && lstat(launchers, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    !strcmp(command_name(real), WRAPPER_NESTED_PATH_DIR) && !strcmp(real, real_dir))
 			return steal_ptr(&base);
 	}
 	return NULL;
