@@ -7,7 +7,12 @@ asks the tool to run that command; once a tool result comes back, the answer
 is text quoting it, so the transcript shows what the tool saw. Every request
 (method, path, headers, body) is appended to --record as one JSON line.
 
-  standin.py --port-file F --record F [--command CMD] [--cert C --key K]
+  standin.py --port-file F --record F [--command CMD] [--api-key KEY]
+             [--host ADDR] [--port N] [--cert C --key K]
+
+The port it listens on (N, or a free one) is written to --port-file once
+it accepts connections. --api-key makes any other key get the API's 401.
+--cert/--key serve TLS instead of plain HTTP.
 """
 
 import argparse
@@ -240,11 +245,54 @@ def openai_responses(handler, req):
 # --- HTTP -------------------------------------------------------------------
 
 
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    tls = None
+
+    def get_request(self):
+        # The TLS handshake happens in the connection's own thread (see
+        # Handler.setup), so a client that never speaks stalls no other.
+        sock, addr = self.socket.accept()
+        if self.tls:
+            sock = self.tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        return sock, addr
+
+    def handle_error(self, request, client_address):
+        sys.stderr.write("standin: connection from %s failed: %s\n"
+                         % (client_address, sys.exc_info()[1]))
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Seconds a connection may stay silent: a stuck client fails, never hangs.
+    timeout = 60
+
+    def setup(self):
+        super().setup()
+        if isinstance(self.request, ssl.SSLSocket):
+            self.request.do_handshake()
 
     def log_message(self, *args):
         pass
+
+    def authorized(self, path):
+        """With --api-key, only that key is accepted (as x-api-key or a
+        bearer token), the way the real APIs answer a wrong one."""
+        if not ARGS.api_key:
+            return True
+        bearer = self.headers.get("authorization") or ""
+        if bearer.startswith("Bearer "):
+            bearer = bearer[len("Bearer "):]
+        if ARGS.api_key in (self.headers.get("x-api-key"), bearer):
+            return True
+        if "/messages" in path:
+            self.send_json(401, {"type": "error", "error": {"type": "authentication_error",
+                                                            "message": "invalid x-api-key"}})
+        else:
+            self.send_json(401, {"error": {"message": "Incorrect API key provided",
+                                           "type": "invalid_request_error",
+                                           "code": "invalid_api_key"}})
+        return False
 
     def send_json(self, status, obj):
         body = json.dumps(obj).encode()
@@ -294,6 +342,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             req = {}
         if not isinstance(req, dict):
             req = {}
+        if not self.authorized(path):
+            return
         if path.endswith("/v1/messages/count_tokens"):
             self.send_json(200, {"input_tokens": 10})
         elif path.endswith("/v1/messages"):
@@ -312,20 +362,18 @@ def main():
     p.add_argument("--command", default="")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0)
-    p.add_argument("--cert")
-    p.add_argument("--key")
+    p.add_argument("--api-key", help="answer 401 to any other key")
+    p.add_argument("--cert", help="serve TLS with this certificate (PEM)")
+    p.add_argument("--key", help="the certificate's private key (PEM)")
     ARGS = p.parse_args()
-    server = http.server.ThreadingHTTPServer((ARGS.host, ARGS.port), Handler)
-    server.daemon_threads = True
+    server = Server((ARGS.host, ARGS.port), Handler)
     if ARGS.cert:
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        ctx.load_cert_chain(ARGS.cert, ARGS.key)
-        server.socket = ctx.wrap_socket(server.socket, server_side=True)
+        server.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server.tls.load_cert_chain(ARGS.cert, ARGS.key)
     # The port appears whole or not at all.
     with open(ARGS.port_file + ".tmp", "w") as f:
         f.write(str(server.server_address[1]))
     os.rename(ARGS.port_file + ".tmp", ARGS.port_file)
-    sys.stdout.flush()
     server.serve_forever()
 
 
