@@ -13,6 +13,7 @@
 #include "base/strbuf.h"
 #include "base/strv.h"
 #include "policy/wrappers.h"
+#include "spec/spec.h"
 
 /* Sends the library's --debug lines and notes to *fd (stderr), escaped. */
 void report_install_output(const int *fd, bool debug);
@@ -44,7 +45,7 @@ int report_dry_run(int fd, const struct strv *args);
 
 /* After "command not found": the program is at host_path on the host, a
  * place the sandbox does not show. */
-void report_hidden_command(int fd, const char *name, const char *host_path);
+void report_hidden_command(int fd, const char *name, const struct hidden_command *h);
 /* The binds the init makes instead of bwrap (source, dest, mode
  * triples), for --dry-run's stderr: one "dest <- source, mode" line each,
  * escaped. */

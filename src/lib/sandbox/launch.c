@@ -86,19 +86,32 @@ static void network_decision(void *ctx, const struct proxy_decision *d)
 			     d->reason);
 		return;
 	}
-	if (d->credential) {
-		output_debug("network: credential %s injected for %s port %u (%s): status %d%s%s",
+	/* A credential's request: the key went out only when TLS to the
+	 * upstream was made; a failure says so first. */
+	if (d->credential && d->reason) {
+		output_debug("network: failed credential %s for %s port %u (%s) after %.0f ms: %s",
 			     d->credential, d->host, d->port, d->address ? d->address : "?",
-			     d->status, d->reason ? ": " : "", d->reason ? d->reason : "");
+			     d->duration_ms, d->reason);
 		return;
 	}
+	if (d->credential) {
+		output_debug("network: injected credential %s for %s port %u (%s): status %d, %llu "
+			     "bytes out, %llu bytes in, %.0f ms",
+			     d->credential, d->host, d->port, d->address ? d->address : "?",
+			     d->status, (unsigned long long)d->bytes_out,
+			     (unsigned long long)d->bytes_in, d->duration_ms);
+		return;
+	}
+	/* Allowed, yet not made: the line starts with what happened. */
+	const char *by = d->allowed_by ? d->allowed_by : "the policy";
 	if (d->reason) {
-		output_debug("network: allowed %s %s port %u, failed after %.0f ms: %s",
-			     d->protocol, d->host, d->port, d->duration_ms, d->reason);
+		output_debug("network: failed %s %s port %u (allowed by %s) after %.0f ms: %s",
+			     d->protocol, d->host, d->port, by, d->duration_ms, d->reason);
 		return;
 	}
-	output_debug("network: allowed %s %s port %u (%s): %llu bytes out, %llu bytes in, %.0f ms",
-		     d->protocol, d->host, d->port, d->address ? d->address : "?",
+	output_debug("network: allowed %s %s port %u (by %s; %s): %llu bytes out, %llu bytes in, "
+		     "%.0f ms",
+		     d->protocol, d->host, d->port, by, d->address ? d->address : "?",
 		     (unsigned long long)d->bytes_out, (unsigned long long)d->bytes_in,
 		     d->duration_ms);
 }
