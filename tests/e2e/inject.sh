@@ -318,4 +318,61 @@ test_git_https_gets_basic_auth()
 	expect_err_lacks "$GKEY"
 }
 
+# The real CLIs (tests/install-deps puts them in /opt/agent-clis) against
+# the agents' API stand-in (tests/agents/standin.py) over TLS, which answers
+# 401 to any key but the real one: the agent completes only because the
+# proxy added the key it never held.
+AGENT_CLIS=${AGENT_CLIS:-/opt/agent-clis}
+CLAUDE=$AGENT_CLIS/node_modules/@anthropic-ai/claude-code-linux-x64/claude
+CODEX=$AGENT_CLIS/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex
+API_STANDIN=$(cd "$(dirname "$0")/../agents" && pwd)/standin.py
+
+start_api_standin()
+{
+	[ -x "$CLAUDE" ] && [ -x "$CODEX" ] || skip "the agent CLIs are not in $AGENT_CLIS"
+	make_certs
+	global_config
+	py "$API_STANDIN" --port-file "$T/api.port" \
+		--record "$T/requests.jsonl" --api-key "$1" --cert "$T/pki/srv.pem" \
+		--key "$T/pki/srv.key" >"$T/api.log" 2>&1 &
+	echo $! >>"$T/pids"
+	for _ in $(seq 200); do
+		[ -s "$T/api.port" ] && break
+		sleep 0.05
+	done
+	api_port=$(cat "$T/api.port" 2>/dev/null) || fail "the API stand-in did not start"
+}
+
+test_claude_code_completes_with_a_key_it_never_holds()
+{
+	start_api_standin "$KEY"
+	rc=0
+	ANTHROPIC_API_KEY=$KEY CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 timeout 120 "$AS" \
+		--credential anthropic --resolve "api.anthropic.com=127.0.0.1:$api_port" \
+		-- "$CLAUDE" --print --output-format stream-json --verbose "say hi" \
+		>"$T/out" 2>"$T/err" </dev/null || rc=$?
+	expect_status 0
+	expect_out_contains "hello from the stand-in"
+	grep -qF "\"x-api-key\": \"$KEY\"" "$T/requests.jsonl" || fail "no request carried the key"
+	! grep -qF "agent-sandbox-credential-" "$T/requests.jsonl" || fail "the placeholder reached the API"
+}
+
+test_codex_completes_with_a_key_it_never_holds()
+{
+	start_api_standin "$OKEY"
+	# Codex's state, writable: what the codex profile gives it.
+	mkdir -p "$HOME/.codex/skills"
+	rc=0
+	# shellcheck disable=SC2016
+	OPENAI_API_KEY=$OKEY timeout 120 "$AS" --credential openai --rw "$HOME/.codex" --rw "$HOME/.codex/skills" \
+		--resolve "api.openai.com=127.0.0.1:$api_port" -- sh -c '"$1" exec --skip-git-repo-check \
+		-c model_provider=injected \
+		-c "model_providers.injected={name=\"injected\",base_url=\"$OPENAI_BASE_URL\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}" \
+		-c analytics.enabled=false -c check_for_update_on_startup=false --disable plugins \
+		"say hi"' sh "$CODEX" >"$T/out" 2>"$T/err" </dev/null || rc=$?
+	expect_status 0
+	expect_out_contains "hello from the stand-in"
+	grep -qF "\"authorization\": \"Bearer $OKEY\"" "$T/requests.jsonl" || fail "no request carried the key"
+}
+
 run_tests
