@@ -32,3 +32,10 @@ int agent_state_make_sourced_dirs(const char *home, const char *claude_dir, stru
 /* Whether agent_state_make_sourced_dirs would make any: the plan asks, a
  * run makes them. */
 bool agent_state_sourced_dirs_missing(const char *home, const char *claude_dir);
+
+/* Creates an agent's state directory, path ("~/.codex",
+ * "~/.local/share/goose") under home, and its missing parents, mode 0700,
+ * following no symlink on the way: what a sandbox could plant there
+ * cannot send the host's mkdir elsewhere. Returns how many directories
+ * it made, or -1 with err set. */
+int agent_state_make_state_dir(const char *home, const char *path, struct error *err);
