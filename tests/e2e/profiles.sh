@@ -8,12 +8,13 @@
 # where they are installed and cheap to start.
 . "$(dirname "$0")/../lib.sh"
 
-# A fake agent named $1 on PATH ($T/bin): prints its variables, then runs
-# its arguments as a shell command (to touch its state).
+# A fake agent named $1 on PATH (in $HOME/bin: /tmp is private inside):
+# prints its variables, then runs its argument as a shell command (to
+# touch its state).
 fake_agent()
 {
-	mkdir -p "$T/bin"
-	cat >"$T/bin/$1" <<'EOF'
+	mkdir -p "$HOME/bin"
+	cat >"$HOME/bin/$1" <<'EOF'
 #!/bin/sh
 for n in IS_SANDBOX DISABLE_AUTOUPDATER CLAUDE_CONFIG_DIR GOOSE_DISABLE_KEYRING \
 	ANTHROPIC_API_KEY OPENAI_API_KEY; do
@@ -22,8 +23,8 @@ for n in IS_SANDBOX DISABLE_AUTOUPDATER CLAUDE_CONFIG_DIR GOOSE_DISABLE_KEYRING 
 done
 [ $# -eq 0 ] || exec sh -c "$1"
 EOF
-	chmod 755 "$T" "$T/bin" "$T/bin/$1"
-	PATH="$T/bin:$PATH"
+	chmod 755 "$T" "$HOME" "$HOME/bin" "$HOME/bin/$1"
+	PATH="$HOME/bin:$PATH"
 	export PATH
 }
 
@@ -39,10 +40,10 @@ test_profile_applies_when_command_basename_matches()
 	expect_out_contains "DISABLE_AUTOUPDATER=1"
 	expect_out_contains "CLAUDE_CONFIG_DIR=$HOME/.claude"
 	# By path too: the basename decides.
-	sbx "$T/bin/claude"
+	sbx "$HOME/bin/claude"
 	expect_out_contains "IS_SANDBOX=1"
 	# Another name gets nothing of it.
-	cp "$T/bin/claude" "$T/bin/claude-helper"
+	cp "$HOME/bin/claude" "$HOME/bin/claude-helper"
 	sbx claude-helper
 	expect_status 0
 	expect_out_contains "IS_SANDBOX=unset"

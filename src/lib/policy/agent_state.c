@@ -120,9 +120,17 @@ static int sourced_dirs(const char *home, const char *claude_dir, bool make, str
 		const char *dir;
 		const char *name;
 	} dirs[] = {
-	    {claude, "shell-snapshots"},     {claude, "session-env"},
-	    {claude_dir, "shell-snapshots"}, {claude_dir, "session-env"},
+	    {claude, "shell-snapshots"},
+	    {claude, "session-env"},
+	    {claude_dir, "shell-snapshots"},
+	    {claude_dir, "session-env"},
 	    {codex, "shell_snapshots"},
+	    /* Not sourced, but written at every start (plugins/store): made
+	     * empty, it is mounted read-only and Claude Code goes on without
+	     * it; missing, what Claude Code creates there is moved aside by
+	     * the guard at every run. */
+	    {claude, "plugins"},
+	    {claude_dir, "plugins"},
 	};
 	int made = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {

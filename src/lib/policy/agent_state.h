@@ -24,8 +24,9 @@ int agent_state_seed_claude(const char *home, struct error *err);
 
 /* Makes the directories that agent sessions write and then source from
  * (Claude Code's shell-snapshots and session-env, in HOME/.claude and in
- * claude_dir when not NULL; Codex's shell_snapshots), empty, where their
- * agent's directory exists and they do not. Returns how many it made, or
+ * claude_dir when not NULL; Codex's shell_snapshots), and Claude Code's
+ * plugins and Codex's skills, which they write at every start, empty, where their agent's
+ * directory exists and they do not. Returns how many it made, or
  * -1 with err set. */
 int agent_state_make_sourced_dirs(const char *home, const char *claude_dir, struct error *err);
 
