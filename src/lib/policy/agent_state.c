@@ -125,12 +125,14 @@ static int sourced_dirs(const char *home, const char *claude_dir, bool make, str
 	    {claude_dir, "shell-snapshots"},
 	    {claude_dir, "session-env"},
 	    {codex, "shell_snapshots"},
-	    /* Not sourced, but written at every start (plugins/store): made
-	     * empty, it is mounted read-only and Claude Code goes on without
-	     * it; missing, what Claude Code creates there is moved aside by
-	     * the guard at every run. */
+	    /* Not sourced, but written at every start (Claude Code's
+	     * plugins/store, Codex's skills/.system): made empty, they are
+	     * mounted read-only and the agents go on without them; missing,
+	     * what the agents create there is moved aside by the guard at
+	     * every run. */
 	    {claude, "plugins"},
 	    {claude_dir, "plugins"},
+	    {codex, "skills"},
 	};
 	int made = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {

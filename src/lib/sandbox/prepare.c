@@ -58,8 +58,8 @@ int sandbox_prepare_host(const struct sandbox_spec *s, struct error *err)
 	if (made < 0)
 		output_debug("agents: %s", derr.msg);
 	else if (made > 0)
-		output_debug("agents: made %d empty director%s for shell snapshots and hook env "
-			     "files, to be mounted read-only",
+		output_debug("agents: made %d empty director%s (shell snapshots, hook env files, "
+			     "plugins, skills), to be mounted read-only",
 			     made, made == 1 ? "y" : "ies");
 	return made > 0 || made_state || state_was_missing;
 }
