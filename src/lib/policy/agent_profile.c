@@ -23,7 +23,11 @@ static const char *const claude_keys[] = {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_T
 					  "CLAUDE_CODE_OAUTH_TOKEN", NULL};
 
 /* Codex CLI: everything under CODEX_HOME, ~/.codex by default (sessions,
- * history, logs, auth.json, its sqlite state). It signs in at
+ * history, logs, auth.json, its sqlite state). Its own sandbox runs bwrap,
+ * which needs a user namespace: the seccomp filter refuses that inside
+ * (a nested namespace is where the kernel's namespace bugs are reached),
+ * and this sandbox already confines every command Codex runs, so
+ * Codex's is turned off rather than let through. It signs in at
  * auth.openai.com and, with a ChatGPT plan, talks to chatgpt.com; it
  * fetches from github.com (its own releases, plugins). */
 static const char *const codex_commands[] = {"codex", NULL};
@@ -78,14 +82,69 @@ static const char *const pi_state[] = {"~/.pi", "~/.pi/agent", NULL};
 static const char *const none[] = {NULL};
 
 const struct agent_profile agent_profiles[] = {
-    {"claude", claude_commands, claude_state, claude_env, claude_hosts, claude_keys, "anthropic"},
-    {"codex", codex_commands, codex_state, none, codex_hosts, codex_keys, "openai"},
-    {"gemini", gemini_commands, gemini_state, none, gemini_hosts, gemini_keys, NULL},
-    {"opencode", opencode_commands, opencode_state, opencode_env, opencode_hosts, provider_keys,
-     NULL},
-    {"aider", aider_commands, aider_state, aider_env, none, provider_keys, NULL},
-    {"goose", goose_commands, goose_state, goose_env, none, provider_keys, NULL},
-    {"pi", pi_commands, pi_state, none, none, provider_keys, NULL},
+    {
+	.name = "claude",
+	.commands = claude_commands,
+	.state = claude_state,
+	.env = claude_env,
+	.hosts = claude_hosts,
+	.keys = claude_keys,
+	.credential = "anthropic",
+	.note = "--dangerously-skip-permissions works, as root too (IS_SANDBOX=1): this sandbox "
+		"is the boundary it asks for",
+    },
+    {
+	.name = "codex",
+	.commands = codex_commands,
+	.state = codex_state,
+	.env = none,
+	.hosts = codex_hosts,
+	.keys = codex_keys,
+	.credential = "openai",
+	.note = "its own sandbox (bwrap) cannot start inside this one, which confines it "
+		"already: run codex --sandbox danger-full-access (codex exec too), or "
+		"--dangerously-bypass-approvals-and-sandbox for no prompts",
+    },
+    {
+	.name = "gemini",
+	.commands = gemini_commands,
+	.state = gemini_state,
+	.env = none,
+	.hosts = gemini_hosts,
+	.keys = gemini_keys,
+    },
+    {
+	.name = "opencode",
+	.commands = opencode_commands,
+	.state = opencode_state,
+	.env = opencode_env,
+	.hosts = opencode_hosts,
+	.keys = provider_keys,
+    },
+    {
+	.name = "aider",
+	.commands = aider_commands,
+	.state = aider_state,
+	.env = aider_env,
+	.hosts = none,
+	.keys = provider_keys,
+    },
+    {
+	.name = "goose",
+	.commands = goose_commands,
+	.state = goose_state,
+	.env = goose_env,
+	.hosts = none,
+	.keys = provider_keys,
+    },
+    {
+	.name = "pi",
+	.commands = pi_commands,
+	.state = pi_state,
+	.env = none,
+	.hosts = none,
+	.keys = provider_keys,
+    },
 };
 const size_t agent_profiles_len = ARRAY_SIZE(agent_profiles);
 

@@ -30,6 +30,9 @@ struct agent_profile {
 	/* The built-in credential ("anthropic", "openai") that injects the
 	 * agent's key without the agent holding it, or NULL. */
 	const char *credential;
+	/* How the agent's own sandbox and approval prompts fit inside this
+	 * one, for `policy` and --debug; NULL when there is nothing to say. */
+	const char *note;
 };
 
 extern const struct agent_profile agent_profiles[];

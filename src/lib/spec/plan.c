@@ -651,6 +651,8 @@ void sandbox_spec_describe_profile(const struct sandbox_spec *s, struct strbuf *
 	for (size_t i = 0; i < s->profile_dropped.len; i++)
 		strbuf_addf(sb, "  key              %s dropped (it looks like a secret)\n",
 			    s->profile_dropped.items[i]);
+	if (p->note)
+		strbuf_addf(sb, "  note             %s\n", p->note);
 }
 
 #define GIT_CONFIG_MAX (4 * 1024 * 1024)
