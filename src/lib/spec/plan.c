@@ -270,18 +270,24 @@ static void check_profile_state(struct sandbox_spec *s)
 	}
 }
 
+/* A text of several lines, one --debug line each. */
+static void debug_lines(struct strbuf *sb)
+{
+	for (char *line = sb->buf, *end; line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		output_debug("%s", line);
+	}
+}
+
 static void debug_profile(const struct sandbox_spec *s)
 {
 	if (!output_debug_enabled())
 		return;
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	sandbox_spec_describe_profile(s, &sb);
-	for (char *line = sb.buf, *end; line && *line; line = end ? end + 1 : NULL) {
-		end = strchr(line, '\n');
-		if (end)
-			*end = '\0';
-		output_debug("%s", line);
-	}
+	debug_lines(&sb);
 }
 
 /* With @agents, Claude Code inside works on a global config of its own
@@ -574,12 +580,7 @@ static void check_trust(struct sandbox_spec *s, const struct sandbox_request *re
 		return;
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	trust_describe(&s->trust, &sb);
-	for (char *line = sb.buf, *end; line && *line; line = end ? end + 1 : NULL) {
-		end = strchr(line, '\n');
-		if (end)
-			*end = '\0';
-		output_debug("%s", line);
-	}
+	debug_lines(&sb);
 }
 
 bool sandbox_spec_trust_refused(const struct sandbox_spec *s)
