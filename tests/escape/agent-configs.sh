@@ -266,9 +266,11 @@ test_dirs_that_sessions_source_from_are_made_and_read_only()
 
 # What the other agents' profiles make writable lies around what their next
 # run on the host obeys or runs (the @agents list): settings, dotenv files,
-# trusted folders, extensions, downloaded servers, plugins.
+# trusted folders, extensions, downloaded servers, plugins, and the git
+# directories of their checkpoints and snapshots.
 PROFILE_CONFIGS=".gemini/settings.json .gemini/.env .gemini/GEMINI.md .gemini/trustedFolders.json
-.gemini/extensions/ .gemini/commands/ .gemini/hook.sh .local/share/opencode/bin/
+.gemini/extensions/ .gemini/commands/ .gemini/hook.sh .gemini/history/ .local/share/opencode/bin/
+.local/share/opencode/snapshot/
 .aider/oauth-keys.env .aider/hook.py .config/opencode/opencode.json .config/goose/config.yaml
 .cache/opencode/node_modules/"
 
@@ -301,9 +303,9 @@ test_profile_state_cannot_plant_what_the_host_agent_runs()
 		expect_no_file "$HOME/$p"
 	done
 	# The state beside them was writable all along.
-	sbx --agent gemini sh -c 'echo s >"$HOME/.gemini/history"'
+	sbx --agent gemini sh -c 'echo s >"$HOME/.gemini/installation_id"'
 	expect_status 0
-	expect_content "$HOME/.gemini/history" s
+	expect_content "$HOME/.gemini/installation_id" s
 }
 
 test_host_programs_writing_beside_protected_cache_files_are_left_alone()

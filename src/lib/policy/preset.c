@@ -345,10 +345,16 @@ static const char *const agent_config[] = {
     "~/.gemini/skills",
     "~/.gemini/agents",
     "~/.gemini/bin",
+    /* Its checkpoints are git repositories that the host's Gemini CLI
+     * runs git in: a planted config (core.fsmonitor, hooks) would run
+     * there. */
+    "~/.gemini/history",
     /* opencode downloads language servers into its data directory and
-     * runs them; its config directory holds plugins, tools and MCP
-     * servers. */
+     * runs them; its snapshots are git directories that it runs git with
+     * at every step, as the gemini checkpoints above; its config
+     * directory holds plugins, tools and MCP servers. */
     "~/.local/share/opencode/bin",
+    "~/.local/share/opencode/snapshot",
     "~/.config/opencode",
     /* aider loads this dotenv file at every start: AIDER_LINT_CMD or
      * AIDER_TEST_CMD there would run on the host. */
