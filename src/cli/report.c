@@ -322,11 +322,11 @@ int report_wrappers(int fd, const struct command_table *commands, const struct w
 		strbuf_addf(&sb, "  %s\n", WRAPPERS_INHERITED_NOTE);
 		for (size_t i = 0; i < commands->len; i++) {
 			const struct command_setting *c = &commands->items[i];
-			if (c->layer == LAYER_BUILTIN)
+			if (c->layer == LAYER_BUILTIN || c->kind != COMMAND_RAW)
 				continue;
-			_cleanup_free_ char *line =
-			    xasprintf("%s: %s (%s) not applied", c->name,
-				      command_kind_name(c->kind), c->origin);
+			_cleanup_free_ char *line = xasprintf(
+			    "%s: %s (%s) not applied: a nested run cannot unwrap a command",
+			    c->name, command_kind_name(c->kind), c->origin);
 			strbuf_addstr(&sb, "  ");
 			term_escape_add(&sb, line);
 			strbuf_addch(&sb, '\n');
@@ -408,22 +408,40 @@ void report_quarantine(int fd, const struct guard *g)
 
 #define SECRET_READS_SHOWN 10
 
-void report_hidden_command(int fd, const char *name, const char *host_path)
+/* One line: where the program is, what hides that place, and what shows
+ * it ("claude is /tmp/x/bin/claude on the host, but /tmp is private inside
+ * the sandbox (a tmpfs of its own): show it with --ro /tmp/x/bin, or
+ * install it elsewhere"). */
+void report_hidden_command(int fd, const char *name, const struct hidden_command *h)
 {
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
-	_cleanup_free_ char *dir = xstrdup(host_path);
+	_cleanup_free_ char *dir = xstrdup(h->host_path);
 	char *slash = strrchr(dir, '/');
 	if (slash && slash != dir)
 		*slash = '\0';
 	strbuf_addstr(&sb, "agent-sandbox: hint: ");
 	term_escape_add(&sb, name);
 	strbuf_addstr(&sb, " is ");
-	term_escape_add(&sb, host_path);
-	strbuf_addstr(&sb, " on the host, a place the sandbox does not show (/tmp and /run are "
-			   "private inside, masked paths are empty): install it elsewhere, or show "
-			   "it with --ro ");
-	term_escape_add(&sb, dir);
-	strbuf_addstr(&sb, "\n");
+	term_escape_add(&sb, h->host_path);
+	strbuf_addstr(&sb, " on the host, but ");
+	term_escape_add(&sb, h->hidden_by);
+	if (h->rule) {
+		strbuf_addstr(&sb, " is hidden inside the sandbox (");
+		term_escape_add(&sb, h->rule);
+		strbuf_addch(&sb, ')');
+	} else if (h->ro_shows_it) {
+		strbuf_addstr(&sb, " is private inside the sandbox (a tmpfs of its own)");
+	} else {
+		strbuf_addstr(&sb, " is made fresh inside the sandbox, and no rule shows a host "
+				   "path there");
+	}
+	if (h->ro_shows_it) {
+		strbuf_addstr(&sb, ": show it with --ro ");
+		term_escape_add(&sb, dir);
+		strbuf_addstr(&sb, ", or install it elsewhere\n");
+	} else {
+		strbuf_addstr(&sb, ": install it elsewhere (under your home, say)\n");
+	}
 	write_text(fd, &sb);
 }
 

@@ -13,6 +13,7 @@
 #include "base/strbuf.h"
 #include "base/strv.h"
 #include "policy/wrappers.h"
+#include "spec/spec.h"
 
 /* Sends the library's --debug lines and notes to *fd (stderr), escaped. */
 void report_install_output(const int *fd, bool debug);
@@ -44,7 +45,8 @@ int report_dry_run(int fd, const struct strv *args);
 
 /* After "command not found": the program is at host_path on the host, a
  * place the sandbox does not show. */
-void report_hidden_command(int fd, const char *name, const char *host_path);
+void report_hidden_command(int fd, const char *name, const struct hidden_command *h);
+
 /* Before the command starts: the agent's key variables (names) that the
  * secret filter dropped, and the flags that inject or pass them; nothing
  * when there are none. One line. */

@@ -25,19 +25,24 @@ static void note_withdrawn_approval(const struct sandbox_spec *s, bool debug, in
 	}
 }
 
-/* Inside a sandbox, command settings are not applied (the outer wrappers
- * stay); say so rather than skip what the user asked for in silence. */
+/* Inside a sandbox a command can be wrapped or blocked, not unwrapped:
+ * the outer wrappers stay. Say so rather than skip what the user asked
+ * for in silence. */
 static void note_inherited_wrappers(const struct sandbox_spec *s, int err_fd)
 {
 	if (!s->nested)
 		return;
-	for (size_t i = 0; i < s->cfg.commands.len; i++)
-		if (s->cfg.commands.items[i].layer != LAYER_BUILTIN) {
-			(void)write_str(err_fd, "agent-sandbox: note: inside a sandbox the outer "
-						"sandbox's command wrappers stay in force; "
-						"\"commands\" and --cmd are not applied\n");
+	for (size_t i = 0; i < s->cfg.commands.len; i++) {
+		const struct command_setting *c = &s->cfg.commands.items[i];
+		if (c->layer != LAYER_BUILTIN && c->kind == COMMAND_RAW) {
+			(void)write_str(err_fd,
+					"agent-sandbox: note: inside a sandbox the outer "
+					"sandbox's command wrappers stay in force; "
+					"\"commands\" and --cmd entries set to true are not "
+					"applied\n");
 			return;
 		}
+	}
 }
 
 static int dry_run(const struct sandbox_spec *s, const struct cli_io *io, struct error *err)
@@ -110,10 +115,10 @@ int verb_run(const struct cli *cli, char **envp, const struct cli_io *io, struct
 	int status = sandbox_launch(&s, &sio, &result, err);
 	/* The init says "command not found"; when the program is on the host
 	 * in a place the sandbox hides, say that too. */
-	if (status == 127) {
-		_cleanup_free_ char *hidden = sandbox_spec_hidden_command(&s);
-		if (hidden)
-			report_hidden_command(io->err, s.command.items[0], hidden);
+	struct hidden_command hidden;
+	if (status == 127 && sandbox_spec_hidden_command(&s, &hidden)) {
+		report_hidden_command(io->err, s.command.items[0], &hidden);
+		hidden_command_release(&hidden);
 	}
 	if (result.guard)
 		report_quarantine(io->err, result.guard);

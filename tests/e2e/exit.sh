@@ -164,7 +164,7 @@ test_missing_program_under_the_hosts_tmp_says_tmp_is_private()
 	rm -rf "$dir"
 	[ "$first" -eq 127 ] || fail "expected 127 without --ro, got $first"
 	grep -qF "hellotmp: command not found" "$T/err.hidden" || fail "no 'command not found'"
-	grep -qF "hint: hellotmp is $dir/hellotmp on the host, a place the sandbox does not show" \
+	grep -qF "hint: hellotmp is $dir/hellotmp on the host, but /tmp is private inside the sandbox" \
 		"$T/err.hidden" || fail "no hint: $(cat "$T/err.hidden")"
 	grep -qF -- "--ro $dir" "$T/err.hidden" || fail "the hint does not name --ro $dir"
 	expect_status 0

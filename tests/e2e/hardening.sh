@@ -404,19 +404,18 @@ test_nested_run_cannot_expose_a_hidden_path()
 	expect_out ""
 }
 
-test_nested_run_refuses_what_it_cannot_enforce_without_mounts()
+test_nested_run_enforces_read_only_and_hidden_paths_without_mounts()
 {
 	mkdir sub
 	# A read-only path beneath a writable one, and a file to hide, which
-	# the outer sandbox shows: Landlock cannot do either.
+	# the outer sandbox shows: a second Landlock ruleset takes the rights
+	# away (tests/e2e/nested.sh has the rest).
 	sbx sh -c "'$AS' --ro sub touch sub/x"
-	expect_status 2
-	expect_err_contains "cannot be made read-only (--ro) beneath the writable"
+	[ "$rc" -ne 0 ] || fail "the inner run wrote beneath its read-only path"
 	expect_no_file sub/x
 	echo data >visible
 	sbx sh -c "'$AS' --exclude visible cat visible"
-	expect_status 2
-	expect_err_contains "cannot be hidden (--exclude)"
+	[ "$rc" -ne 0 ] || fail "the inner run read its excluded file"
 	expect_out ""
 }
 

@@ -207,7 +207,7 @@ test_debug_reports_each_decision()
 	sbx --debug sh -c 'curl -s -p "$1" >/dev/null; curl -s http://other.example/ >/dev/null' sh \
 		"http://test.example:$http_port/hello.txt"
 	expect_status 0
-	grep -qE "debug: network: allowed connect test.example port $http_port \(127.0.0.1\): [0-9]+ bytes out, [0-9]+ bytes in, [0-9]+ ms" "$T/err" ||
+	grep -qE "debug: network: allowed connect test.example port $http_port \(by [^;]+; 127.0.0.1\): [0-9]+ bytes out, [0-9]+ bytes in, [0-9]+ ms" "$T/err" ||
 		fail "no allowed decision with bytes and duration"
 	expect_err_contains "debug: network: refused http other.example port 80: other.example is not in network.allow"
 }
@@ -240,15 +240,21 @@ test_the_proxy_socket_and_its_directory_are_removed_afterwards()
 }
 
 # A connection the policy allowed that then failed (the name does not
-# resolve) must not read like a success in the log.
-test_log_says_an_allowed_connection_that_failed_failed()
+# resolve) must not read like a success: not in `log`, not in --debug, and
+# the JSON record says so in a field of its own.
+test_log_says_failed_for_allowed_connect_that_failed()
 {
-	sbx --allow-host nowhere.invalid curl -sS --max-time 20 https://nowhere.invalid/
+	sbx --debug --allow-host nowhere.invalid curl -sS --max-time 20 https://nowhere.invalid/
 	[ "$rc" -ne 0 ] || fail "curl reached nowhere.invalid"
+	expect_err_contains "network: failed connect nowhere.invalid port 443 (allowed by --allow-host) after"
+	expect_err_lacks "network: allowed connect nowhere.invalid"
 	sbx log
 	expect_status 0
-	expect_out_contains "allowed connect nowhere.invalid:443"
-	expect_out_contains ", failed: cannot resolve nowhere.invalid"
+	expect_out_contains "failed connect nowhere.invalid:443 (allowed by --allow-host): cannot resolve nowhere.invalid"
+	expect_out_lacks "allowed connect nowhere.invalid"
+	sbx log --json
+	grep '"host":"nowhere.invalid"' "$T/out" | grep -q '"outcome":"failed"' ||
+		fail "the record lacks outcome failed: $(out)"
 }
 
 run_tests

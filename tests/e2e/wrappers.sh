@@ -454,11 +454,13 @@ test_nested_sandbox_cannot_reenable_the_network()
 
 test_nested_sandbox_runs_and_reports_inherited_wrappers()
 {
-	sbx sh -c "'$AS' --debug --cmd touch=false -- echo inner"
+	sbx sh -c "'$AS' --debug --cmd touch=false --cmd ls=@git --cmd git=true -- echo inner"
 	expect_status 0
 	expect_out inner
 	expect_err_contains "inherited from the outer sandbox"
-	expect_err_contains "touch: blocked (--cmd) not applied"
+	expect_err_contains "touch: blocked (cli --cmd), covers"
+	expect_err_contains "ls: @git (cli --cmd), a launcher first on PATH"
+	expect_err_contains "git: raw (--cmd) not applied: a nested run cannot unwrap a command"
 }
 
 run_tests

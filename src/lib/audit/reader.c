@@ -51,33 +51,43 @@ static char *field_text(struct json_object *r, const char *key, const char *miss
 	return term_escape(v ? v : missing);
 }
 
+/* An allowed connection with a reason is one that failed after the
+ * decision (the name did not resolve, the host did not answer): the row
+ * starts with "failed", never with "allowed", and names the entry that
+ * allowed it ("failed connect api.example.com:443 (allowed by --allow-host):
+ * cannot resolve ..."). Records from before "outcome" was written say the
+ * same through their reason. */
 static void add_network(struct strbuf *sb, struct json_object *r)
 {
 	const char *decision = field(r, "decision");
-	add_text(sb, decision ? decision : "?");
+	bool allowed = decision && !strcmp(decision, "allowed");
+	bool failed = allowed && field(r, "reason");
+	add_text(sb, failed ? "failed" : decision ? decision : "?");
 	strbuf_addch(sb, ' ');
 	add_text(sb, field(r, "protocol"));
 	strbuf_addch(sb, ' ');
 	add_text(sb, field(r, "host"));
 	strbuf_addch(sb, ':');
 	add_text(sb, field(r, "port"));
+	if (allowed) {
+		strbuf_addstr(sb, " (allowed by ");
+		add_text(sb, field(r, "allowed_by") ? field(r, "allowed_by") : "the policy");
+		strbuf_addch(sb, ')');
+	}
 	if (field(r, "address")) {
 		strbuf_addstr(sb, " (");
 		add_text(sb, field(r, "address"));
 		strbuf_addch(sb, ')');
 	}
+	if (field(r, "reason")) {
+		strbuf_addstr(sb, ": ");
+		add_text(sb, field(r, "reason"));
+	}
 	if (field(r, "bytes_out")) {
 		_cleanup_free_ char *out = field_text(r, "bytes_out", "?");
 		_cleanup_free_ char *in = field_text(r, "bytes_in", "?");
 		_cleanup_free_ char *ms = field_text(r, "duration_ms", "?");
-		strbuf_addf(sb, ", %s bytes out, %s in, %s ms", out, in, ms);
-	}
-	/* An allowed connection with a reason is one that failed after the
-	 * decision (the name did not resolve, the host did not answer): it
-	 * must not read like a success. */
-	if (field(r, "reason")) {
-		strbuf_addstr(sb, decision && !strcmp(decision, "allowed") ? ", failed: " : ": ");
-		add_text(sb, field(r, "reason"));
+		strbuf_addf(sb, "%s%s bytes out, %s in, %s ms", failed ? "; " : ", ", out, in, ms);
 	}
 }
 

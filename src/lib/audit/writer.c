@@ -254,6 +254,13 @@ void audit_network(struct audit *a, const struct proxy_decision *d)
 		json_object_object_add(r, "address", json_object_new_string(d->address));
 	if (d->reason)
 		json_object_object_add(r, "reason", json_object_new_string(d->reason));
+	if (d->allowed_by)
+		json_object_object_add(r, "allowed_by", json_object_new_string(d->allowed_by));
+	/* The policy's decision and what came of it are two things: an
+	 * allowed connection that could not be made is a failure. */
+	if (d->allowed)
+		json_object_object_add(r, "outcome",
+				       json_object_new_string(d->reason ? "failed" : "connected"));
 	if (d->allowed) {
 		json_object_object_add(r, "bytes_out",
 				       json_object_new_int64((int64_t)d->bytes_out));

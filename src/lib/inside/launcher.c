@@ -4,12 +4,19 @@
  * in WRAPPER_BIN_DIR; a marker in WRAPPER_BLOCKED_DIR refuses. A name with
  * none of these is not a wrapped command: the binary is agent-sandbox
  * itself under another name, and that can only start a sandbox inside
- * this one, which cannot loosen it. It never decides what is wrapped. */
+ * this one, which cannot loosen it. It never decides what is wrapped.
+ *
+ * A nested run keeps the same layout in a directory of its own (named in
+ * WRAPPER_NESTED_ENV), whose launchers are symlinks in its PATH directory:
+ * the path the kernel was asked to execute (AT_EXECFN) says which layout
+ * applies, so that a nested launcher that runs the next program on PATH,
+ * the outer launcher, hands over to it. */
 #include "inside/launcher.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -40,6 +47,42 @@ static const char *command_name(const char *argv0)
 
 static bool exists(const char *path);
 
+/* The nested run's directory whose launchers this process was started
+ * through, or NULL: the directory of the path executed, resolved, is one
+ * of theirs. Their launcher directory is a directory named
+ * WRAPPER_NESTED_PATH_DIR, not a symlink: a variable set by hand cannot
+ * make a PATH directory of the outer sandbox (/usr/bin) pass for one, and
+ * so cannot take an outer launcher's name away from the outer layout. */
+static char *nested_base(void)
+{
+	const char *list = getenv(WRAPPER_NESTED_ENV);
+	const char *execfn = (const char *)getauxval(AT_EXECFN);
+	if (!list || !execfn || !strchr(execfn, '/'))
+		return NULL;
+	_cleanup_free_ char *dir = xstrndup(execfn, (size_t)(strrchr(execfn, '/') - execfn));
+	_cleanup_free_ char *real_dir = realpath(*dir ? dir : "/", NULL);
+	for (const char *p = list; real_dir && *p;) {
+		const char *colon = strchrnul(p, ':');
+		_cleanup_free_ char *base = xstrndup(p, (size_t)(colon - p));
+		p = *colon ? colon + 1 : colon;
+		_cleanup_free_ char *launchers = xasprintf("%s/" WRAPPER_NESTED_PATH_DIR, base);
+		_cleanup_free_ char *real = realpath(launchers, NULL);
+		struct stat st;
+		if (real && lstat(launchers, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    !strcmp(command_name(real), WRAPPER_NESTED_PATH_DIR) && !strcmp(real, real_dir))
+			return steal_ptr(&base);
+	}
+	return NULL;
+}
+
+/* Where this launcher finds what to do: a nested run's directory, or the
+ * sandbox's own. */
+static char *wrapper_base(void)
+{
+	char *base = nested_base();
+	return base ? base : xstrdup(WRAPPER_BASE_DIR);
+}
+
 bool launcher_applies(int argc, char **argv)
 {
 	if (argc < 1 || !argv[0])
@@ -48,11 +91,13 @@ bool launcher_applies(int argc, char **argv)
 	if (!*name || !strcmp(name, "agent-sandbox") || !strcmp(name, ".") || !strcmp(name, "..") ||
 	    !inside_sandbox())
 		return false;
-	static const char *const dirs[] = {WRAPPER_SCRIPT_DIR, WRAPPER_PRESET_DIR,
-					   WRAPPER_BLOCKED_DIR};
+	_cleanup_free_ char *base = wrapper_base();
+	static const char *const dirs[] = {WRAPPER_SCRIPT_NAME, WRAPPER_PRESET_NAME,
+					   WRAPPER_BLOCKED_NAME};
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		_cleanup_free_ char *entry = xasprintf("%s/%s", dirs[i], name);
-		if (exists(entry))
+		_cleanup_free_ char *entry = xasprintf("%s/%s/%s", base, dirs[i], name);
+		struct stat st;
+		if (lstat(entry, &st) == 0)
 			return true;
 	}
 	return false;
@@ -186,21 +231,22 @@ static bool works_in_temp_dir(const struct git_decision *d, char **envp)
  * agent can neither change nor remove. An unreadable one counts as unset,
  * so that a value set now differs from it: the guard then refuses rather
  * than trusts. */
-static void read_start_env(struct strv *out)
+static void read_start_env(const char *base, struct strv *out)
 {
 	for (const char *const *name = git_guard_config_env; *name; name++) {
-		_cleanup_free_ char *link = xasprintf(WRAPPER_START_ENV_DIR "/%s", *name);
+		_cleanup_free_ char *link =
+		    xasprintf("%s/" WRAPPER_START_ENV_NAME "/%s", base, *name);
 		_cleanup_free_ char *target = NULL;
 		if (path_read_link(link, &target) == 0 && target[0] == '=')
 			strv_pushf(out, "%s%s", *name, target);
 	}
 }
 
-static int run_git_guard(int argc, char **argv, char **envp, int err_fd, const char *name,
-			 const char *real)
+static int run_git_guard(const char *base, int argc, char **argv, char **envp, int err_fd,
+			 const char *name, const char *real)
 {
 	_cleanup_strv_ struct strv start_env = STRV_INIT;
-	read_start_env(&start_env);
+	read_start_env(base, &start_env);
 	_cleanup_git_decision_ struct git_decision d;
 	git_guard_classify(argc - 1, argv + 1, envp, strv_array(&start_env), &d);
 	if (d.blocked && !works_in_temp_dir(&d, envp)) {
@@ -223,9 +269,11 @@ static int run_git_guard(int argc, char **argv, char **envp, int err_fd, const c
 int launcher_main(int argc, char **argv, char **envp, int err_fd)
 {
 	const char *name = command_name(argv[0]);
-	_cleanup_free_ char *script = xasprintf(WRAPPER_SCRIPT_DIR "/%s", name);
-	_cleanup_free_ char *marker = xasprintf(WRAPPER_PRESET_DIR "/%s", name);
-	_cleanup_free_ char *real = xasprintf(WRAPPER_BIN_DIR "/%s", name);
+	_cleanup_free_ char *base = wrapper_base();
+	_cleanup_free_ char *script = xasprintf("%s/" WRAPPER_SCRIPT_NAME "/%s", base, name);
+	_cleanup_free_ char *marker = xasprintf("%s/" WRAPPER_PRESET_NAME "/%s", base, name);
+	_cleanup_free_ char *real = xasprintf("%s/" WRAPPER_BIN_NAME "/%s", base, name);
+	struct stat st;
 
 	if (exists(script)) {
 		_cleanup_strv_ struct strv env = STRV_INIT;
@@ -237,8 +285,8 @@ int launcher_main(int argc, char **argv, char **envp, int err_fd)
 		execve(script, strv_array(&args), strv_array(&env));
 		return exec_failed(err_fd, "the wrapper script for", name);
 	}
-	if (exists(marker))
-		return run_git_guard(argc, argv, envp, err_fd, name, real);
+	if (lstat(marker, &st) == 0)
+		return run_git_guard(base, argc, argv, envp, err_fd, name, real);
 	/* The blocked marker, or whatever took a marker away since
 	 * launcher_applies looked: refuse. */
 	audit_report_blocked(name, argv, "blocked by the sandbox policy");

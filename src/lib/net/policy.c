@@ -167,6 +167,7 @@ void net_policy_check_host(const struct net_policy *p, const char *host, struct 
 			return;
 		}
 		v->allowed = v->explicit_name = true;
+		v->allowed_by = exact->origin;
 		return;
 	}
 	const struct net_rule *allow = find(p->allow, p->allow_len, v->host, false);
@@ -177,6 +178,7 @@ void net_policy_check_host(const struct net_policy *p, const char *host, struct 
 		return;
 	}
 	v->allowed = true;
+	v->allowed_by = allow->origin;
 	v->explicit_name = find(p->allow, p->allow_len, v->host, true) != NULL;
 	for (size_t i = 0; i < p->resolve_len; i++)
 		if (!strcmp(p->resolve[i].name, v->host)) {

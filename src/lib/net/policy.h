@@ -46,11 +46,12 @@ void net_policy_release(struct net_policy *p);
 
 struct net_verdict {
 	bool allowed;
-	bool explicit_name;   /* matched an exact entry the user wrote */
-	const char *pinned;   /* network.resolve address for the host, or NULL */
-	uint16_t pinned_port; /* its port, 0 for 80 and 443 */
-	char *host;	      /* the normalised host, or NULL when it is not one */
-	char *reason;	      /* one line naming the host and the config key; NULL if allowed */
+	bool explicit_name;	/* matched an exact entry the user wrote */
+	const char *pinned;	/* network.resolve address for the host, or NULL */
+	uint16_t pinned_port;	/* its port, 0 for 80 and 443 */
+	char *host;		/* the normalised host, or NULL when it is not one */
+	char *reason;		/* one line naming the host and the config key; NULL if allowed */
+	const char *allowed_by; /* the allowing entry's origin (the policy's), or NULL */
 };
 
 /* Decides on a requested host name (as the client sent it) before anything

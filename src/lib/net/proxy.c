@@ -201,6 +201,7 @@ static void emit_decision(struct conn *c, bool allowed, const char *reason)
 	    .port = c->port,
 	    .allowed = allowed,
 	    .reason = reason,
+	    .allowed_by = allowed ? c->verdict.allowed_by : NULL,
 	    .address = c->address[0] ? c->address : NULL,
 	    .bytes_out = c->relay.dir[0].bytes,
 	    .bytes_in = c->relay.dir[1].bytes,
@@ -583,6 +584,7 @@ static void decide_localhost(struct conn *c, unsigned port)
 		return;
 	}
 	c->verdict.allowed = true;
+	c->verdict.allowed_by = "network.localhost";
 	c->deadline = now_seconds() + CONNECT_DEADLINE_SECONDS;
 	/* Servers listen on either loopback address; try both. */
 	static const char *const loopback[] = {"127.0.0.1", "::1"};

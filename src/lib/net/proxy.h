@@ -28,10 +28,11 @@ struct proxy_decision {
 	const char *host;     /* normalised when valid, else as sent */
 	unsigned port;
 	bool allowed;
-	const char *reason;  /* why refused, or why an allowed connection failed */
-	const char *address; /* the address connected to, or NULL */
-	uint64_t bytes_out;  /* sandbox to the world */
-	uint64_t bytes_in;   /* the world to the sandbox */
+	const char *reason;	/* why refused, or why an allowed connection failed */
+	const char *allowed_by; /* the allowing entry's origin, or NULL */
+	const char *address;	/* the address connected to, or NULL */
+	uint64_t bytes_out;	/* sandbox to the world */
+	uint64_t bytes_in;	/* the world to the sandbox */
 	double duration_ms;
 };
 

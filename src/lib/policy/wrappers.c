@@ -110,12 +110,17 @@ static void record_start_env(char *const *envp, struct strv *out)
 int wrapper_plan_build(const struct wrapper_input *in, struct wrapper_plan *out, struct error *err)
 {
 	*out = (struct wrapper_plan){.inherited = in->nested, .start_env = STRV_INIT};
-	if (in->nested)
-		return 0;
 	record_start_env(in->envp, &out->start_env);
 	const struct command_table *t = in->commands;
 	out->items = xcalloc(t->len ? t->len : 1, sizeof(*out->items));
 	for (size_t i = 0; i < t->len; i++) {
+		/* Inside a sandbox no launcher is mounted (sandbox/nested.c):
+		 * a blocked command's programs are denied executing, and an
+		 * inner script or @git goes first on PATH. The built-in
+		 * default is the outer sandbox's already. */
+		if (in->nested && t->items[i].kind != COMMAND_BLOCKED &&
+		    (t->items[i].kind == COMMAND_RAW || t->items[i].layer == LAYER_BUILTIN))
+			continue;
 		struct wrapper *w = &out->items[out->len++];
 		*w = (struct wrapper){
 		    .setting = &t->items[i], .targets = STRV_INIT, .skipped = STRV_INIT};
@@ -123,7 +128,10 @@ int wrapper_plan_build(const struct wrapper_input *in, struct wrapper_plan *out,
 			continue;
 		if (w->setting->kind == COMMAND_SCRIPT && check_script(in, w, err) < 0)
 			return -1;
-		find_targets(in, w);
+		if (!in->nested || w->setting->kind == COMMAND_BLOCKED)
+			find_targets(in, w);
+		else
+			w->first_on_path = true;
 	}
 	return 0;
 }
@@ -211,6 +219,11 @@ void wrapper_describe(struct strbuf *sb, const struct wrapper *w)
 	strbuf_addf(sb, " (%s %s)", layer_name(c->layer), c->origin);
 	if (c->kind == COMMAND_RAW) {
 		strbuf_addstr(sb, ", not wrapped");
+		return;
+	}
+	if (w->first_on_path) {
+		strbuf_addstr(sb, ", a launcher first on PATH (inside a sandbox: a deterrent, the "
+				  "real program stays reachable by its path)");
 		return;
 	}
 	if (!w->targets.len) {

@@ -14,7 +14,9 @@
 #include "base/strbuf.h"
 #include "base/strv.h"
 
-/* Where the launcher finds, by command name, what to do (see launcher.c). */
+/* Where the launcher finds, by command name, what to do (see launcher.c).
+ * A nested run makes the same layout in a directory of its own, named in
+ * WRAPPER_NESTED_ENV, with its launchers in WRAPPER_NESTED_PATH_DIR. */
 #define WRAPPER_BIN_DIR "/run/agent-sandbox/bin"	 /* the real programs */
 #define WRAPPER_SCRIPT_DIR "/run/agent-sandbox/wrappers" /* wrapper scripts */
 #define WRAPPER_PRESET_DIR "/run/agent-sandbox/presets"	 /* markers: "use @git" */
@@ -22,6 +24,15 @@
 /* For @git: a symlink NAME -> "=VALUE" for each variable that chooses
  * git's config files and is set when the sandbox starts. */
 #define WRAPPER_START_ENV_DIR "/run/agent-sandbox/git-env"
+#define WRAPPER_BASE_DIR "/run/agent-sandbox"
+#define WRAPPER_BIN_NAME "bin"
+#define WRAPPER_SCRIPT_NAME "wrappers"
+#define WRAPPER_PRESET_NAME "presets"
+#define WRAPPER_BLOCKED_NAME "blocked"
+#define WRAPPER_START_ENV_NAME "git-env"
+#define WRAPPER_NESTED_PATH_DIR "path"
+/* The nested runs' wrapper directories, innermost first, ':'-separated. */
+#define WRAPPER_NESTED_ENV "AGENT_SANDBOX_NESTED_WRAPPERS"
 
 struct wrapper {
 	const struct command_setting *setting;
@@ -30,13 +41,16 @@ struct wrapper {
 	struct file_id script_id, real_id; /* what those paths named when resolved */
 	struct strv targets;		   /* resolved host paths the launcher covers */
 	struct strv skipped;		   /* "<path>: <why>" for --debug */
+	bool first_on_path; /* a nested run's script or @git: a launcher first on PATH */
 };
 
 struct wrapper_plan {
 	struct wrapper *items;
 	size_t len;
 	/* Inside a sandbox: the outer sandbox's wrappers and its
-	 * /run/agent-sandbox stay as they are, and none are added. */
+	 * /run/agent-sandbox stay as they are, and none are mounted; the
+	 * items are the blocked commands (with their targets, to deny) and
+	 * the scripts and @git settings of the inner run's own layers. */
 	bool inherited;
 	struct strv start_env; /* NAME=VALUE of git_guard_config_env, for @git */
 };
@@ -60,10 +74,12 @@ void wrapper_plan_render(const struct wrapper_plan *p, const struct host_file *s
 
 void wrapper_plan_release(struct wrapper_plan *p);
 
-/* What a plan says about a sandbox inside a sandbox: it adds no wrappers. */
+/* What a plan says about a sandbox inside a sandbox: it mounts no
+ * launchers; a blocked command's programs are denied executing. */
 #define WRAPPERS_INHERITED_NOTE                                                                    \
-	"inherited from the outer sandbox (a sandbox inside a sandbox keeps the outer wrappers "   \
-	"and adds none)"
+	"inherited from the outer sandbox (a sandbox inside a sandbox keeps the outer wrappers; "  \
+	"it blocks a command by denying its programs execution and reading, through Landlock, "    \
+	"and puts its own scripts and @git first on PATH)"
 
 /* One line: the setting, where it came from and what it covers. */
 void wrapper_describe(struct strbuf *sb, const struct wrapper *w);

@@ -1,7 +1,9 @@
 /* This file applies Landlock through its raw system calls (no library).
- * It handles write rights and unix socket connections only: reads are the
- * mounts' business, and a Landlock rule cannot hide one path beneath an
- * allowed one. It never decides what is writable; the policy does.
+ * A sandbox's ruleset handles write rights and unix socket connections
+ * only: reads are the mounts' business. A nested run, which has no mounts,
+ * stacks a second ruleset that takes rights away beneath paths (reading,
+ * writing, executing) by granting them everywhere else. It never decides
+ * what is writable or denied; the policy does.
  *
  * ABI differences: REFER (rename and link across directories) is handled
  * from ABI 2, TRUNCATE from 3, TCP from 4, IOCTL_DEV (ioctl on device
@@ -11,9 +13,11 @@
  * not control before Landlock either. */
 #include "sandbox/landlock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -21,6 +25,8 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/xalloc.h"
+#include "policy/path.h"
 
 /* Our own copies of the kernel's definitions: the build host's headers may
  * be older than the kernel the sandbox runs on. */
@@ -34,7 +40,9 @@
 #define RULE_PATH_BENEATH 1
 #define RULE_NET_PORT 2
 
+#define FS_EXECUTE (1ULL << 0)
 #define FS_WRITE_FILE (1ULL << 1)
+#define FS_READ_FILE (1ULL << 2)
 #define FS_REMOVE_DIR (1ULL << 4)
 #define FS_REMOVE_FILE (1ULL << 5)
 #define FS_MAKE_CHAR (1ULL << 6)
@@ -56,7 +64,7 @@
 	(FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_CHAR | FS_MAKE_DIR |             \
 	 FS_MAKE_REG | FS_MAKE_SOCK | FS_MAKE_FIFO | FS_MAKE_BLOCK | FS_MAKE_SYM)
 /* The rights that mean something on a file rather than a directory. */
-#define FS_FILE_RIGHTS (FS_WRITE_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
+#define FS_FILE_RIGHTS (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
 
 struct ruleset_attr {
 	uint64_t handled_access_fs;
@@ -183,6 +191,165 @@ int landlock_apply(const struct landlock_plan *plan, struct error *err)
 			return error_errno(err, ERROR_SETUP, errno,
 					   "landlock: allowing TCP port %u", plan->tcp_connect[i]);
 	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return error_errno(err, ERROR_SETUP, errno, "setting no_new_privs");
+	if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)
+		return error_errno(err, ERROR_SETUP, errno, "landlock: restricting the command");
+	return 0;
+}
+
+/* A denial resolved to rights on this kernel, with the file it names:
+ * another name in the same directory for that file (a hard link, such as
+ * perl and perl5.36.0) is denied the same. Rules attach to files, not
+ * names: a file bind-mounted at several names (the outer sandbox's
+ * launcher) is granted through any of them, so only a hard link, which
+ * the split can find beside it, counts. */
+struct denied {
+	const char *path;
+	uint64_t rights;
+	bool hard_linked;
+	dev_t dev;
+	ino_t ino;
+};
+
+struct split {
+	int ruleset;
+	uint64_t handled;
+	const struct denied *d;
+	size_t len;
+	char *const *probe;
+	size_t probe_len;
+};
+
+static uint64_t denied_at(const struct split *sp, const char *path, const struct stat *st)
+{
+	uint64_t r = 0;
+	for (size_t i = 0; i < sp->len; i++) {
+		const struct denied *d = &sp->d[i];
+		bool same_file = d->hard_linked && d->dev == st->st_dev && d->ino == st->st_ino;
+		if (same_file || !strcmp(d->path, path))
+			r |= d->rights;
+	}
+	return r;
+}
+
+static uint64_t denied_beneath(const struct split *sp, const char *path)
+{
+	uint64_t r = 0;
+	for (size_t i = 0; i < sp->len; i++)
+		if (strcmp(sp->d[i].path, path) && path_is_within(sp->d[i].path, path))
+			r |= sp->d[i].rights;
+	return r;
+}
+
+static int split_at(struct split *sp, const char *path, uint64_t above, struct error *err);
+
+static int split_child(struct split *sp, const char *dir, const char *name, uint64_t above,
+		       struct error *err)
+{
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return 0;
+	_cleanup_free_ char *child = xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", name);
+	return split_at(sp, child, above, err);
+}
+
+/* The rules for path and, when something beneath it is denied, for what
+ * it holds. A symbolic link needs none: access is checked on the file it
+ * leads to, under that file's own ancestors. */
+static int split_at(struct split *sp, const char *path, uint64_t above, struct error *err)
+{
+	_cleanup_close_ int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT
+			   ? 0
+			   : error_errno(err, ERROR_SETUP, errno, "landlock: opening %s", path);
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return error_errno(err, ERROR_SETUP, errno, "landlock: %s", path);
+	if (S_ISLNK(st.st_mode))
+		return 0;
+	above |= denied_at(sp, path, &st);
+	uint64_t beneath = S_ISDIR(st.st_mode) ? denied_beneath(sp, path) : 0;
+	uint64_t grant = sp->handled & ~above & ~beneath;
+	if (!S_ISDIR(st.st_mode))
+		grant &= FS_FILE_RIGHTS;
+	if (grant && add_path_rule(sp->ruleset, fd, grant, path, err) < 0)
+		return -1;
+	if (!beneath)
+		return 0;
+	DIR *dir = opendir(path);
+	if (!dir) {
+		if (errno != EACCES)
+			return error_errno(err, ERROR_SETUP, errno, "landlock: listing %s", path);
+		/* Search-only, as /run/agent-sandbox is: the names asked for
+		 * are what can be found there. */
+		for (size_t i = 0; i < sp->probe_len; i++)
+			if (split_child(sp, path, sp->probe[i], above, err) < 0)
+				return -1;
+		return 0;
+	}
+	int r = 0;
+	for (struct dirent *e; r == 0 && (e = readdir(dir)) != NULL;)
+		r = split_child(sp, path, e->d_name, above, err);
+	closedir(dir);
+	return r;
+}
+
+static uint64_t denial_rights(unsigned what, const struct landlock_masks *m)
+{
+	uint64_t r = 0;
+	if (what & LANDLOCK_DENY_WRITE)
+		r |= m->writable;
+	if (what & LANDLOCK_DENY_READ)
+		r |= FS_READ_FILE;
+	if (what & LANDLOCK_DENY_EXECUTE)
+		r |= FS_EXECUTE;
+	return r;
+}
+
+int landlock_apply_denials(const struct landlock_denial *denials, size_t len,
+			   char *const *probe_names, size_t probe_names_len, struct error *err)
+{
+	if (!len)
+		return 0;
+	int abi = landlock_abi();
+	if (abi < LANDLOCK_ABI_FS)
+		return error_set(err, ERROR_SETUP, "landlock: the kernel does not support it");
+	struct landlock_masks m;
+	landlock_masks_for(abi, false, &m);
+	_cleanup_free_ struct denied *d = xcalloc(len, sizeof(*d));
+	size_t n = 0;
+	uint64_t handled = 0;
+	for (size_t i = 0; i < len; i++) {
+		struct stat st;
+		if (stat(denials[i].path, &st) < 0)
+			continue;
+		d[n] = (struct denied){.path = denials[i].path,
+				       .rights = denial_rights(denials[i].what, &m),
+				       .hard_linked = !S_ISDIR(st.st_mode) && st.st_nlink > 1,
+				       .dev = st.st_dev,
+				       .ino = st.st_ino};
+		handled |= d[n++].rights;
+	}
+	if (!handled)
+		return 0;
+	/* REFER is handled by every ruleset whether asked or not: without a
+	 * grant, moving a file to another directory would fail everywhere. */
+	handled |= m.fs & FS_REFER;
+	struct ruleset_attr attr = {.handled_access_fs = handled};
+	_cleanup_close_ int ruleset =
+	    (int)syscall(__NR_landlock_create_ruleset, &attr,
+			 offsetof(struct ruleset_attr, handled_access_net), 0);
+	if (ruleset < 0)
+		return error_errno(err, ERROR_SETUP, errno, "landlock: creating the ruleset");
+	struct split sp = {.ruleset = ruleset,
+			   .handled = handled,
+			   .d = d,
+			   .len = n,
+			   .probe = probe_names,
+			   .probe_len = probe_names_len};
+	if (split_at(&sp, "/", 0, err) < 0)
+		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return error_errno(err, ERROR_SETUP, errno, "setting no_new_privs");
 	if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)

@@ -46,6 +46,25 @@ void landlock_masks_for(int abi, bool restrict_tcp, struct landlock_masks *m);
  * err set: nothing is half-applied that the caller could run on with. */
 int landlock_apply(const struct landlock_plan *plan, struct error *err);
 
+/* What a nested run takes away beneath a path (landlock_apply_denials). */
+#define LANDLOCK_DENY_WRITE (1U << 0)
+#define LANDLOCK_DENY_READ (1U << 1) /* reading files; names stay listable */
+#define LANDLOCK_DENY_EXECUTE (1U << 2)
+
+struct landlock_denial {
+	const char *path; /* resolved */
+	unsigned what;	  /* LANDLOCK_DENY_* */
+};
+
+/* Stacks a second ruleset that grants everything it handles except what
+ * the denials take away beneath their paths. Landlock only grants, so the
+ * tree is split along each path: every sibling of every ancestor gets
+ * its rights whole, the ancestors themselves only the rights that are
+ * taken away nowhere beneath them. A directory that cannot be listed is
+ * searched for probe_names instead. Returns 0, or -1 with err set. */
+int landlock_apply_denials(const struct landlock_denial *denials, size_t len,
+			   char *const *probe_names, size_t probe_names_len, struct error *err);
+
 /* The paths the sandbox's own private mounts make writable: a fresh /dev
  * (terminals, /dev/null, /dev/shm), /tmp, /run, and /proc for a process's
  * own settings (writes through /proc/self/fd are checked against the file

@@ -86,13 +86,16 @@ static void network_decision(void *ctx, const struct proxy_decision *d)
 			     d->reason);
 		return;
 	}
+	/* Allowed, yet not made: the line starts with what happened. */
+	const char *by = d->allowed_by ? d->allowed_by : "the policy";
 	if (d->reason) {
-		output_debug("network: allowed %s %s port %u, failed after %.0f ms: %s",
-			     d->protocol, d->host, d->port, d->duration_ms, d->reason);
+		output_debug("network: failed %s %s port %u (allowed by %s) after %.0f ms: %s",
+			     d->protocol, d->host, d->port, by, d->duration_ms, d->reason);
 		return;
 	}
-	output_debug("network: allowed %s %s port %u (%s): %llu bytes out, %llu bytes in, %.0f ms",
-		     d->protocol, d->host, d->port, d->address ? d->address : "?",
+	output_debug("network: allowed %s %s port %u (by %s; %s): %llu bytes out, %llu bytes in, "
+		     "%.0f ms",
+		     d->protocol, d->host, d->port, by, d->address ? d->address : "?",
 		     (unsigned long long)d->bytes_out, (unsigned long long)d->bytes_in,
 		     d->duration_ms);
 }

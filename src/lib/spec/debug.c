@@ -95,8 +95,10 @@ void debug_wrappers(const struct command_table *commands, const struct wrapper_p
 	if (p->inherited) {
 		output_debug("wrappers: %s", WRAPPERS_INHERITED_NOTE);
 		for (size_t i = 0; i < commands->len; i++)
-			if (commands->items[i].layer != LAYER_BUILTIN)
-				output_debug("wrappers: %s: %s (%s) not applied",
+			if (commands->items[i].layer != LAYER_BUILTIN &&
+			    commands->items[i].kind == COMMAND_RAW)
+				output_debug("wrappers: %s: %s (%s) not applied: a nested run "
+					     "cannot unwrap a command",
 					     commands->items[i].name,
 					     command_kind_name(commands->items[i].kind),
 					     commands->items[i].origin);

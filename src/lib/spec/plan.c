@@ -589,23 +589,52 @@ bool sandbox_spec_trust_refused(const struct sandbox_spec *s)
 	       s->trust.state == TRUST_REPLACED;
 }
 
-char *sandbox_spec_hidden_command(const struct sandbox_spec *s)
+/* Why the sandbox does not show path: an exclude rule, or the private
+ * mount it lies under. --ro makes a host path visible under /tmp, /run
+ * and beneath an excluded directory (the deeper rule wins); /dev and /proc
+ * are made fresh and take no rules. */
+static bool hidden_at(const struct policy *p, const char *path, struct hidden_command *out)
 {
+	const struct access_entry *e = policy_entry_for(p, path);
+	if (policy_shows_host_path(e, path))
+		return false;
+	*out = (struct hidden_command){.host_path = xstrdup(path)};
+	if (e && e->level == ACCESS_EXCLUDE) {
+		out->hidden_by = xstrdup(e->path);
+		out->rule = e->rule ? e->rule->origin : NULL;
+		out->ro_shows_it = true;
+		return true;
+	}
+	const struct base_mount *base = policy_base_for(path);
+	out->hidden_by = xstrdup(base->path);
+	out->ro_shows_it = base->kind == BASE_TMPFS;
+	return true;
+}
+
+bool sandbox_spec_hidden_command(const struct sandbox_spec *s, struct hidden_command *out)
+{
+	*out = (struct hidden_command){0};
 	if (!s->command.len || !s->command.items[0][0])
-		return NULL;
+		return false;
 	const char *name = s->command.items[0];
 	_cleanup_free_ char *found =
 	    !strchr(name, '/') ? env_find_program(strv_array((struct strv *)&s->env.envp), name)
 	    : name[0] == '/'   ? xstrdup(name)
 			       : xasprintf("%s/%s", s->cwd, name);
 	if (!found)
-		return NULL;
+		return false;
 	_cleanup_free_ char *resolved = realpath(found, NULL);
-	const struct policy *p = &s->policy;
-	if (!resolved || (policy_shows_host_path(policy_entry_for(p, found), found) &&
-			  policy_shows_host_path(policy_entry_for(p, resolved), resolved)))
-		return NULL;
-	return steal_ptr(&found);
+	/* The name on PATH first; then where a symlink there leads (a
+	 * ~/.local/bin entry pointing into the host's /tmp). */
+	return resolved &&
+	       (hidden_at(&s->policy, found, out) || hidden_at(&s->policy, resolved, out));
+}
+
+void hidden_command_release(struct hidden_command *h)
+{
+	free(h->host_path);
+	free(h->hidden_by);
+	*h = (struct hidden_command){0};
 }
 
 static void describe_list(struct strbuf *sb, const char *label, const char *const *items)

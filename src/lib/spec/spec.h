@@ -131,12 +131,19 @@ DEFINE_CLEANUP_FUNC(struct sandbox_spec, sandbox_spec_release)
 bool sandbox_spec_trust_refused(const struct sandbox_spec *spec);
 
 /* Where the command's program is on the host when the sandbox does not
- * show that place (a host /tmp or /run, a masked directory): the init then
- * says "command not found", and the front end can say why. Looks the
- * name up in the command's PATH, as the init does. Returns the host path
- * (the caller frees it), or NULL when the program is not on the host or
- * is visible inside. */
-char *sandbox_spec_hidden_command(const struct sandbox_spec *spec);
+ * show that place, and why: the init then says "command not found", and
+ * the front end can say what would show it. */
+struct hidden_command {
+	char *host_path;  /* the program (symlinks resolved when that is what is hidden) */
+	char *hidden_by;  /* the private mount (/tmp, /run, /dev) or the excluded path */
+	const char *rule; /* the excluding rule's origin; NULL for a private mount */
+	bool ro_shows_it; /* --ro of the program's directory would show it */
+};
+
+/* Looks the name up in the command's PATH, as the init does. Returns
+ * false when the program is not on the host or is visible inside. */
+bool sandbox_spec_hidden_command(const struct sandbox_spec *spec, struct hidden_command *out);
+void hidden_command_release(struct hidden_command *h);
 
 /* What the agent profile does in this spec, for `policy` and --debug: one
  * "agent profile ..." line and indented lines under it, text of the
