@@ -35,6 +35,14 @@ static const char *const codex_state[] = {"~/.codex", NULL};
 static const char *const codex_hosts[] = {"api.openai.com", "auth.openai.com", "chatgpt.com",
 					  "github.com", NULL};
 static const char *const codex_keys[] = {"OPENAI_API_KEY", "CODEX_API_KEY", NULL};
+/* Codex reads no base-URL variable for its built-in provider (and tries a
+ * WebSocket there first): with the openai credential injected, a provider
+ * of its own points it at the endpoint, over plain HTTP streaming. */
+static const char *const codex_credential_args[] = {
+    "-c", "model_provider=\"agent-sandbox\"", "-c",
+    "model_providers.agent-sandbox={name=\"agent-sandbox\",base_url=\"{base_url}\","
+    "env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}",
+    NULL};
 
 /* Gemini CLI: ~/.gemini holds its sessions (tmp/), history, OAuth
  * credentials and installation id; its settings, .env, GEMINI.md,
@@ -101,6 +109,7 @@ const struct agent_profile agent_profiles[] = {
 	.hosts = codex_hosts,
 	.keys = codex_keys,
 	.credential = "openai",
+	.credential_args = codex_credential_args,
 	.note = "its own sandbox (bwrap) cannot start inside this one, which confines it "
 		"already: run codex --sandbox danger-full-access (codex exec too), or "
 		"--dangerously-bypass-approvals-and-sandbox for no prompts",

@@ -30,6 +30,11 @@ struct agent_profile {
 	/* The built-in credential ("anthropic", "openai") that injects the
 	 * agent's key without the agent holding it, or NULL. */
 	const char *credential;
+	/* Arguments put after argv[0] when that credential is injected and
+	 * argv[0] is one of the commands: for an agent that takes its API's
+	 * address from its options, not from a variable. "{base_url}" stands
+	 * for the credential's endpoint inside. NULL: none. */
+	const char *const *credential_args;
 	/* How the agent's own sandbox and approval prompts fit inside this
 	 * one, for `policy` and --debug; NULL when there is nothing to say. */
 	const char *note;

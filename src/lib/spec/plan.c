@@ -846,6 +846,47 @@ static void plan_git_config_copies(struct sandbox_spec *s, char *const *envp)
 	}
 }
 
+/* An agent that takes its API's address from its options gets them after
+ * argv[0] when its credential is injected; only when argv[0] is the agent
+ * itself (not `npx ...` chosen with --agent), where they are its options. */
+static void add_profile_credential_args(struct sandbox_spec *s)
+{
+	const struct agent_profile *p = s->profile;
+	if (!p || !p->credential_args || !s->command.len ||
+	    agent_profile_for_command(s->command.items[0]) != p)
+		return;
+	const struct credential_endpoint *e = NULL;
+	for (size_t i = 0; i < s->credentials.len && !e; i++) {
+		const struct credential *c = &s->credentials.items[i];
+		if (strcmp(c->name, p->credential))
+			continue;
+		for (size_t k = 0; k < c->endpoints_len && !e; k++)
+			if (c->endpoints[k].base_url_env)
+				e = &c->endpoints[k];
+	}
+	if (!e)
+		return;
+	_cleanup_free_ char *url = xasprintf("http://127.0.0.1:%u%s", e->port, e->base_url_path);
+	struct strv args = STRV_INIT;
+	size_t added = 0;
+	strv_push(&args, s->command.items[0]);
+	for (const char *const *a = p->credential_args; *a; a++) {
+		const char *at = strstr(*a, "{base_url}");
+		if (at)
+			strv_pushf(&args, "%.*s%s%s", (int)(at - *a), *a, url, at + 10);
+		else
+			strv_push(&args, *a);
+		added++;
+	}
+	for (size_t i = 1; i < s->command.len; i++)
+		strv_push(&args, s->command.items[i]);
+	strv_release(&s->command);
+	s->command = args;
+	output_debug("agents: %s gets its API's address from its options: %zu arguments "
+		     "added after %s for the %s credential",
+		     p->name, added, s->command.items[0], p->credential);
+}
+
 static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struct error *err)
 {
 	char *const *envp = req->envp;
@@ -947,6 +988,7 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	s->limits.pids = (unsigned)s->cfg.limits.pids.value;
 	for (char *const *a = req->command; a && *a; a++)
 		strv_push(&s->command, *a);
+	add_profile_credential_args(s);
 	return 0;
 }
 
