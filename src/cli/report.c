@@ -469,6 +469,22 @@ void report_dropped_keys(int fd, const struct strv *names, const char *credentia
 	write_text(fd, &sb);
 }
 
+void report_unreached_loopback(int fd, const struct strv *entries)
+{
+	for (size_t i = 0; i < entries->len; i++) {
+		const char *name = strchr(entries->items[i], ' ') + 1;
+		unsigned port = (unsigned)strtoul(entries->items[i], NULL, 10);
+		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "agent-sandbox: ");
+		term_escape_add(&sb, name);
+		strbuf_addf(&sb,
+			    " names the host's loopback port %u, which the sandbox does not "
+			    "reach: --localhost %u forwards it\n",
+			    port, port);
+		write_text(fd, &sb);
+	}
+}
+
 int report_text(int fd, const struct strbuf *text)
 {
 	return write_text(fd, text);

@@ -52,6 +52,10 @@ void report_hidden_command(int fd, const char *name, const struct hidden_command
  * when there are none. One line. */
 void report_dropped_keys(int fd, const struct strv *names, const char *credential);
 
+/* One line per variable naming a host loopback port the sandbox does not
+ * reach (sandbox_spec.unreached_loopback). */
+void report_unreached_loopback(int fd, const struct strv *entries);
+
 /* `policy` and --debug's text of the agent profile (see
  * sandbox_spec_describe_profile), escaped. */
 int report_text(int fd, const struct strbuf *text);

@@ -106,6 +106,7 @@ int verb_run(const struct cli *cli, char **envp, const struct cli_io *io, struct
 	note_inherited_wrappers(&s, io->err);
 	if (s.profile)
 		report_dropped_keys(io->err, &s.profile_dropped, s.profile->credential);
+	report_unreached_loopback(io->err, &s.unreached_loopback);
 	if (cli->dry_run)
 		return dry_run(&s, io, err);
 	sandbox_seed_agents(&s);

@@ -253,6 +253,24 @@ test_localhost_flag_reaches_host_port()
 	[ "$rc" -ne 0 ] || fail "the port was reachable without --localhost"
 }
 
+test_base_url_on_an_unforwarded_loopback_port_is_named()
+{
+	# An agent pointed at an API on the host's loopback retries for
+	# minutes against nothing: the run says so before it starts.
+	ANTHROPIC_BASE_URL=http://127.0.0.1:8089/v1 sbx true
+	expect_status 0
+	expect_err_contains "ANTHROPIC_BASE_URL names the host's loopback port 8089, which the sandbox does not reach: --localhost 8089 forwards it"
+	OPENAI_BASE_URL=http://localhost:8089 sbx --localhost 8089 true
+	expect_status 0
+	expect_err_lacks "loopback port"
+	# Another host, or a name that only starts like localhost: nothing.
+	OPENAI_BASE_URL=http://localhost.example.com:8089 sbx true
+	expect_err_lacks "loopback port"
+	# The host network reaches the loopback itself.
+	OPENAI_BASE_URL=http://127.0.0.1:8089 sbx --network=true true
+	expect_err_lacks "loopback port"
+}
+
 test_resolve_flag_pins_name()
 {
 	mkdir "$T/site"

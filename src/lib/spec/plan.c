@@ -887,6 +887,75 @@ static void add_profile_credential_args(struct sandbox_spec *s)
 		     p->name, added, s->command.items[0], p->credential);
 }
 
+/* The port of an http(s) URL on the loopback ("http://127.0.0.1:8080/v1"),
+ * or 0 when it names another host. */
+static unsigned loopback_url_port(const char *url)
+{
+	unsigned port;
+	if (!strncmp(url, "http://", 7))
+		url += 7, port = 80;
+	else if (!strncmp(url, "https://", 8))
+		url += 8, port = 443;
+	else
+		return 0;
+	static const char *const loopback[] = {"127.0.0.1", "localhost", "[::1]"};
+	size_t n = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(loopback) && !n; i++)
+		if (!strncasecmp(url, loopback[i], strlen(loopback[i])))
+			n = strlen(loopback[i]);
+	if (!n)
+		return 0;
+	url += n;
+	if (*url == ':') {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(url + 1, &end, 10);
+		if (errno || end == url + 1 || v == 0 || v > 65535 || (*end && *end != '/'))
+			return 0;
+		port = (unsigned)v;
+	} else if (*url && *url != '/') {
+		return 0; /* "localhost.example.com" */
+	}
+	return port;
+}
+
+static bool port_forwarded(const struct sandbox_spec *s, unsigned port)
+{
+	const struct net_list *lh = &s->cfg.network.localhost;
+	for (size_t i = 0; i < lh->len; i++)
+		if (lh->items[i].port == port)
+			return true;
+	for (size_t i = 0; i < s->credentials.len; i++)
+		for (size_t k = 0; k < s->credentials.items[i].endpoints_len; k++)
+			if (s->credentials.items[i].endpoints[k].port == port)
+				return true;
+	return false;
+}
+
+/* An agent pointed at an API on the host's loopback that the filtered
+ * network does not forward retries against nothing, for minutes, saying
+ * nothing: the variables that do that are noted for the front end. */
+static void check_loopback_urls(struct sandbox_spec *s)
+{
+	if (s->cfg.network.mode != NETWORK_FILTERED)
+		return;
+	for (size_t i = 0; i < s->env.envp.len; i++) {
+		const char *e = s->env.envp.items[i], *eq = strchr(e, '=');
+		if (!eq)
+			continue;
+		size_t n = (size_t)(eq - e);
+		bool url_var = (n > 9 && !strncmp(eq - 9, "_BASE_URL", 9)) ||
+			       (n > 9 && !strncmp(eq - 9, "_API_BASE", 9));
+		unsigned port = url_var ? loopback_url_port(eq + 1) : 0;
+		if (!port || port_forwarded(s, port))
+			continue;
+		strv_pushf(&s->unreached_loopback, "%u %.*s", port, (int)n, e);
+		output_debug("network: %.*s names the host's loopback port %u, which the sandbox "
+			     "does not reach: --localhost %u forwards it",
+			     (int)n, e, port, port);
+	}
+}
+
 static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struct error *err)
 {
 	char *const *envp = req->envp;
@@ -928,6 +997,7 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	if (s->profile)
 		output_debug("agents: profile %s (from %s)", s->profile->name, s->profile_reason);
 	apply_profile_env(s);
+	check_loopback_urls(s);
 
 	s->presets = preset_select(&s->cfg.presets);
 	_cleanup_strbuf_ struct strbuf names = STRBUF_INIT;
@@ -999,6 +1069,7 @@ int sandbox_plan(const struct sandbox_request *req, struct sandbox_spec *spec, s
 				      .profile_missing = STRV_INIT,
 				      .profile_env = STRV_INIT,
 				      .profile_env_lost = STRV_INIT,
+				      .unreached_loopback = STRV_INIT,
 				      .profile_dropped = STRV_INIT,
 				      .envp = req->envp};
 	config_init(&spec->cfg);
@@ -1037,6 +1108,7 @@ void sandbox_spec_release(struct sandbox_spec *s)
 	strv_release(&s->profile_missing);
 	strv_release(&s->profile_env);
 	strv_release(&s->profile_env_lost);
+	strv_release(&s->unreached_loopback);
 	strv_release(&s->profile_dropped);
 	*s = (struct sandbox_spec){0};
 }

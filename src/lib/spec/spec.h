@@ -115,6 +115,10 @@ struct sandbox_spec {
 	struct strv profile_env;      /* NAME=VALUE it set */
 	struct strv profile_env_lost; /* NAME it would set, which env.set or --env set */
 	struct strv profile_dropped;  /* its key variables the secret filter dropped */
+	/* "PORT NAME" for each variable inside (NAME_BASE_URL, ...) naming a
+	 * host loopback port that the filtered network does not forward: the
+	 * agent would retry against nothing. */
+	struct strv unreached_loopback;
 	bool read_only_strict;
 	struct sandbox_limits limits;
 	struct git_config_copy *git_config_copies;
