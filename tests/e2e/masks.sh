@@ -219,6 +219,30 @@ time.sleep(60)' "$PWD/app.sock" &
 	expect_out "ran"
 }
 
+# Its server may clean up its directory too: still nothing to hide. (Under
+# the read-only host root, where no directory is pinned on its way.)
+test_a_host_socket_gone_with_its_directory_before_the_init_binds_does_not_stop_the_run()
+{
+	make_project
+	dir=$(mktemp -d /var/tmp/as-e2e-sock.XXXXXX)
+	mkdir "$dir/app"
+	python3 -c '
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1]); s.listen(1)
+open(sys.argv[1] + ".up", "w").close()
+time.sleep(60)' "$dir/app/app.sock" &
+	echo $! >>"$T/pids"
+	i=0
+	while [ ! -e "$dir/app/app.sock.up" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	sbx --dry-run true
+	expect_err_contains "  $dir/app/app.sock <- "
+	sbx_after_policy "rm -rf $dir" -- sh -c 'echo ran'
+	rm -rf "$dir"
+	expect_status 0
+	expect_out "ran"
+}
+
 # A host socket in another user's private directory: the sandbox's user
 # cannot reach it, so there is nothing to hide and nothing to stop for.
 test_a_host_socket_the_sandbox_cannot_reach_does_not_stop_the_run()

@@ -382,12 +382,22 @@ static bool out_of_reach(const struct mount_expectation *e, int errnum)
 	if (!(e->flags & MOUNT_OPTIONAL))
 		return false;
 	if (errnum == ENOENT) {
+		/* Gone with its directory too (the server ended and cleaned
+		 * up): the nearest ancestor that is there must be a directory
+		 * reached without symlinks. */
 		_cleanup_free_ char *dir = xstrdup(e->path);
-		char *slash = strrchr(dir, '/');
-		slash[slash == dir] = '\0';
-		_cleanup_close_ int fd = open_no_symlinks(dir);
-		struct stat st;
-		return fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+		for (;;) {
+			char *slash = strrchr(dir, '/');
+			if (!slash)
+				return false;
+			slash[slash == dir] = '\0';
+			_cleanup_close_ int fd = open_no_symlinks(dir);
+			struct stat st;
+			if (fd >= 0)
+				return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+			if (errno != ENOENT || !strcmp(dir, "/"))
+				return false;
+		}
 	}
 	if (errnum != EACCES)
 		return false;
