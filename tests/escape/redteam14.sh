@@ -9,6 +9,7 @@
 #   an inner --ro, --exclude or --cmd NAME=false got around by a server the
 #   outer sandbox runs (a tmux server, an editor, a language server: here a
 #   tiny one that writes, reads or runs what it is asked)
+#   a signal to a process of the outer sandbox
 #
 # Each outcome is checked from outside.
 . "$(dirname "$0")/../lib.sh"
@@ -134,6 +135,17 @@ test_inner_blocked_command_cannot_be_run_by_a_server_of_the_outer_sandbox()
 		'$AS' --cmd cat=false $PY ask.py X cat $T/work/f"
 	expect_out_contains outer-ran
 	expect_out_lacks inner-data
+}
+
+test_inner_command_cannot_signal_a_process_of_the_outer_sandbox()
+{
+	# A signal makes another process act: a handler that saves, cleans
+	# up or reloads does so with the outer rights. The outer process
+	# survives the inner command's kill; the outer shell can still kill it.
+	sbx sh -c "sleep 30 & p=\$!
+		'$AS' --ro . kill -TERM \$p; sleep 0.2
+		kill -0 \$p 2>/dev/null && echo outer-alive; kill \$p"
+	expect_out outer-alive
 }
 
 run_tests
