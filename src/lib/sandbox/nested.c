@@ -527,7 +527,8 @@ int nested_run(const struct sandbox_spec *s, struct error *err)
 		struct landlock_plan plan = {.writable = n.writable.items,
 					     .writable_len = n.writable.len,
 					     .sockets = s->hardening.sockets.items,
-					     .sockets_len = s->hardening.sockets.len};
+					     .sockets_len = s->hardening.sockets.len,
+					     .scope_signals = true};
 		if (landlock_apply(&plan, err) < 0 ||
 		    landlock_apply_denials(n.deny, n.deny_len, n.probe_names.items,
 					   n.probe_names.len, err) < 0)
