@@ -137,6 +137,45 @@ test_inner_blocked_command_cannot_be_run_by_a_server_of_the_outer_sandbox()
 	expect_out_lacks inner-data
 }
 
+# A datagram server of the outer sandbox on /tmp/dgram.sock: each
+# datagram "path data" is written to path.
+DGRAM_SERVER='
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/tmp/dgram.tmp"); os.rename("/tmp/dgram.tmp", "/tmp/dgram.sock")
+while True:
+    path, _, data = s.recv(4096).decode().partition(" ")
+    try:
+        open(path, "w").write(data)
+    except OSError:
+        pass
+'
+# Sends "path data" to it from a new datagram socket, then from one end of
+# a datagram socketpair (whose sendto takes any address).
+DGRAM_CLIENT='
+import socket, sys
+msg = " ".join(sys.argv[1:]).encode()
+for make in (lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM),
+             lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0]):
+    try:
+        make().sendto(msg, "/tmp/dgram.sock")
+    except OSError as e:
+        print(e)
+'
+
+test_inner_read_only_cannot_be_written_through_a_datagram_server_of_the_outer_sandbox()
+{
+	mkdir sub
+	echo original >sub/f
+	printf '%s' "$DGRAM_SERVER" >server.py
+	printf '%s' "$DGRAM_CLIENT" >send.py
+	sbx sh -c "$PY server.py & for i in \$(seq 100); do [ -S /tmp/dgram.sock ] && break; sleep 0.05; done
+		$PY send.py $T/work/control outer-wrote; sleep 0.3
+		'$AS' --ro sub $PY send.py $T/work/sub/f changed; sleep 0.3; kill \$!; true"
+	expect_content control outer-wrote
+	expect_content sub/f original
+}
+
 test_inner_command_cannot_signal_a_process_of_the_outer_sandbox()
 {
 	# A signal makes another process act: a handler that saves, cleans
