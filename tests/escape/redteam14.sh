@@ -187,4 +187,43 @@ test_inner_command_cannot_signal_a_process_of_the_outer_sandbox()
 	expect_out outer-alive
 }
 
+# A host-side server that accepts connections and never answers: an
+# upstream stuck before the TLS handshake. Sets $hole_port.
+start_black_hole()
+{
+	"$PY" -c '
+import os, socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1024)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+held = []
+while True:
+    held.append(s.accept()[0])
+' "$T/hole.port" >/dev/null 2>&1 &
+	echo $! >>"$T/pids"
+	for _ in $(seq 100); do
+		[ -s "$T/hole.port" ] && break
+		sleep 0.05
+	done
+	hole_port=$(cat "$T/hole.port" 2>/dev/null) || fail "the black hole did not start"
+}
+
+test_run_ending_with_injected_requests_in_flight_exits_with_the_command_status()
+{
+	# The agent leaves many injected requests starting their TLS when it
+	# exits: the host process must not crash on the way out (its core
+	# would hold the key, and the command's status would be lost).
+	start_black_hole
+	for round in 1 2 3; do
+		rc=0
+		ANTHROPIC_API_KEY=sk-ant-test-$$-inflight timeout 120 "$AS" --credential anthropic \
+			--resolve "api.anthropic.com=127.0.0.1:$hole_port" sh -c '
+			for i in $(seq 150); do
+				curl -s -m 60 -o /dev/null "$ANTHROPIC_BASE_URL/v1/x" &
+			done
+			sleep 1; exit 7' >"$T/out" 2>"$T/err" </dev/null || rc=$?
+		[ "$rc" -eq 7 ] || fail "round $round: exit status $rc, not the command's 7"
+	done
+}
+
 run_tests
