@@ -226,4 +226,28 @@ test_run_ending_with_injected_requests_in_flight_exits_with_the_command_status()
 	done
 }
 
+test_key_kept_in_home_files_is_not_readable_inside()
+{
+	# Where users keep an API key: an export in a shell start-up file
+	# (here through a dotfiles symlink), an agent's own login file. The
+	# key is injected; none of these may show it inside.
+	key=sk-ant-test-$$-homefiles
+	mkdir -p "$HOME/.codex" "$HOME/dotfiles" "$HOME/.config/tool"
+	printf 'export ANTHROPIC_API_KEY=%s\n' "$key" >"$HOME/.bashrc"
+	printf 'export ANTHROPIC_API_KEY=%s\n' "$key" >"$HOME/dotfiles/zshrc"
+	ln -s dotfiles/zshrc "$HOME/.zshrc"
+	printf '{"OPENAI_API_KEY": null, "key": "%s"}\n' "$key" >"$HOME/.codex/auth.json"
+	printf 'token = %s\n' "$key" >"$HOME/.config/tool/settings"
+	echo visible >"$HOME/.config/tool/other"
+	rc=0
+	ANTHROPIC_API_KEY=$key timeout 60 "$AS" --credential anthropic sh -c '
+		cat ~/.bashrc ~/.zshrc ~/.codex/auth.json ~/.config/tool/settings ~/.config/tool/other
+		grep -rl "'"$key"'" ~ 2>/dev/null; true' >"$T/out" 2>"$T/err" </dev/null || rc=$?
+	expect_status 0
+	expect_out_contains visible
+	expect_out_lacks "$key"
+	expect_out_lacks "$HOME"
+	expect_content "$HOME/.bashrc" "export ANTHROPIC_API_KEY=$key"
+}
+
 run_tests
