@@ -39,7 +39,12 @@ const char cli_usage[] =
     "      --docker            expose the Docker socket (hidden by default)\n"
     "      --socket PATH       let the command reach the host's unix socket at PATH\n"
     "                          (repeatable; every other is hidden)\n"
-    "      --read-only         nothing is writable except private temp dirs\n"
+    "      --read-only[=strict]\n"
+    "                          nothing is writable except private temp dirs and the\n"
+    "                          agent profile's state (strict: not even that)\n"
+    "      --agent NAME        apply the agent profile NAME (claude, codex, gemini,\n"
+    "                          opencode, aider, goose, pi), or none; by default the\n"
+    "                          command's name picks one\n"
     "      --dry-run           print the bwrap command, one argument per line, and exit\n"
     "      --debug             explain every decision on stderr\n"
     "      --allow-degraded    run even when a protection layer the kernel lacks\n"
@@ -75,6 +80,7 @@ enum flag_id {
 	F_DOCKER,
 	F_SOCKET,
 	F_READ_ONLY,
+	F_AGENT,
 	F_DRY_RUN,
 	F_DEBUG,
 	F_CHECK,
@@ -115,6 +121,7 @@ static const struct flag {
     {"docker", 0, ARG_BOOL, F_DOCKER, NULL},
     {"socket", 0, ARG_REQUIRED, F_SOCKET, "a socket path"},
     {"read-only", 0, ARG_BOOL, F_READ_ONLY, NULL},
+    {"agent", 0, ARG_REQUIRED, F_AGENT, "an agent profile name, or none"},
     {"dry-run", 0, ARG_BOOL, F_DRY_RUN, NULL},
     {"debug", 0, ARG_BOOL, F_DEBUG, NULL},
     {"allow-degraded", 0, ARG_BOOL, F_ALLOW_DEGRADED, NULL},
@@ -325,8 +332,14 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 		      bool *verb_set, struct error *err)
 {
 	bool b = true;
-	if (f->arg == ARG_BOOL && value && parse_bool(shown, value, &b, err) < 0)
+	/* --read-only=strict: read-only, agents' state included. */
+	bool strict = f->id == F_READ_ONLY && value && !strcmp(value, "strict");
+	if (f->arg == ARG_BOOL && value && !strict && parse_bool(shown, value, &b, err) < 0) {
+		if (f->id == F_READ_ONLY)
+			error_hint(err,
+				   "--read-only=strict also makes the agent's state read-only");
 		return -1;
+	}
 	if (f->arg == ARG_REQUIRED && !*value)
 		return error_set(err, ERROR_USAGE, "flag %s: the value must not be empty", shown);
 
@@ -368,6 +381,12 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 	}
 	case F_READ_ONLY:
 		cli->read_only = b ? YES : NO;
+		cli->read_only_strict = strict;
+		return 0;
+	case F_AGENT:
+		/* The name is checked with the plan, which knows the table. */
+		free(cli->agent);
+		cli->agent = xstrdup(value);
 		return 0;
 	case F_DRY_RUN:
 		cli->dry_run = b;
@@ -578,6 +597,8 @@ void cli_release(struct cli *cli)
 {
 	free(cli->cwd);
 	free(cli->config_path);
+	free(cli->agent);
+	cli->agent = NULL;
 	rule_list_release(&cli->rules);
 	rule_list_release(&cli->sockets);
 	strv_release(&cli->env_allow);

@@ -38,6 +38,8 @@ struct cli {
 	struct rule_list sockets; /* --socket, validated */
 	enum tristate docker;
 	enum tristate read_only;
+	bool read_only_strict; /* --read-only=strict */
+	char *agent;	       /* --agent NAME, as given */
 	bool dry_run;
 	bool debug;
 	bool allow_degraded;	 /* run without layers the kernel lacks */

@@ -51,13 +51,17 @@ int verb_policy(const struct cli *cli, char **envp, const struct cli_io *io, str
 	};
 	_cleanup_guard_plan_ struct guard_plan guard_plan = {0};
 	guard_plan_build(&s.policy, &guard_plan);
+	_cleanup_strbuf_ struct strbuf profile = STRBUF_INIT;
+	sandbox_spec_describe_profile(&s, &profile);
+	strbuf_addch(&profile, '\n');
 	_cleanup_strbuf_ struct strbuf tail = STRBUF_INIT;
 	strbuf_addch(&tail, '\n');
 	describe_credentials(&s.credentials, &tail);
 	hardening_describe(&s.hardening, &tail);
 	trust_describe(&s.trust, &tail);
 	int r;
-	if ((r = report_policy(io->out, &s.policy, &summary)) < 0 ||
+	if ((r = report_text(io->out, &profile)) < 0 ||
+	    (r = report_policy(io->out, &s.policy, &summary)) < 0 ||
 	    (r = report_guard_plan(io->out, &guard_plan, cli->debug)) < 0 ||
 	    (r = report_wrappers(io->out, &s.cfg.commands, &s.wrappers)) < 0 ||
 	    (r = write_all(io->out, tail.buf, tail.len)) < 0)

@@ -268,7 +268,9 @@ int report_policy(int fd, const struct policy *policy, const struct policy_summa
 		    .access = access_level_name(e->level),
 		    .rule = term_escape(r->pattern),
 		    .from = xasprintf("%s %s%s", layer_name(r->layer), origin,
-				      e->downgraded ? ", made ro by read-only mode" : ""),
+				      e->downgraded ? ", made ro by read-only mode"
+				      : e->kept_rw  ? ", agent state: rw in read-only mode"
+						    : ""),
 		};
 	}
 	print_rows(&sb, rows, k);
@@ -441,6 +443,51 @@ void report_hidden_command(int fd, const char *name, const struct hidden_command
 		strbuf_addstr(&sb, ": install it elsewhere (under your home, say)\n");
 	}
 	write_text(fd, &sb);
+}
+
+void report_dropped_keys(int fd, const struct strv *names, const char *credential)
+{
+	if (!names->len)
+		return;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "agent-sandbox: ");
+	for (size_t i = 0; i < names->len; i++) {
+		if (i)
+			strbuf_addstr(&sb, i + 1 == names->len ? " and " : ", ");
+		term_escape_add(&sb, names->items[i]);
+	}
+	strbuf_addstr(&sb, names->len == 1 ? " was not passed in (it looks like a secret): "
+					   : " were not passed in (they look like secrets): ");
+	if (credential) {
+		strbuf_addstr(&sb, "--credential ");
+		term_escape_add(&sb, credential);
+		strbuf_addstr(&sb, " injects the key without the agent holding it, ");
+	}
+	strbuf_addstr(&sb, "--env ");
+	term_escape_add(&sb, names->items[0]);
+	strbuf_addstr(&sb, " passes it\n");
+	write_text(fd, &sb);
+}
+
+void report_unreached_loopback(int fd, const struct strv *entries)
+{
+	for (size_t i = 0; i < entries->len; i++) {
+		const char *name = strchr(entries->items[i], ' ') + 1;
+		unsigned port = (unsigned)strtoul(entries->items[i], NULL, 10);
+		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "agent-sandbox: ");
+		term_escape_add(&sb, name);
+		strbuf_addf(&sb,
+			    " names the host's loopback port %u, which the sandbox does not "
+			    "reach: --localhost %u forwards it\n",
+			    port, port);
+		write_text(fd, &sb);
+	}
+}
+
+int report_text(int fd, const struct strbuf *text)
+{
+	return write_text(fd, text);
 }
 
 void report_secret_reads(int fd, const struct strv *paths, const char *cwd)

@@ -46,6 +46,20 @@ int report_dry_run(int fd, const struct strv *args);
 /* After "command not found": the program is at host_path on the host, a
  * place the sandbox does not show. */
 void report_hidden_command(int fd, const char *name, const struct hidden_command *h);
+
+/* Before the command starts: the agent's key variables (names) that the
+ * secret filter dropped, and the flags that inject or pass them; nothing
+ * when there are none. One line. */
+void report_dropped_keys(int fd, const struct strv *names, const char *credential);
+
+/* One line per variable naming a host loopback port the sandbox does not
+ * reach (sandbox_spec.unreached_loopback). */
+void report_unreached_loopback(int fd, const struct strv *entries);
+
+/* `policy` and --debug's text of the agent profile (see
+ * sandbox_spec_describe_profile), escaped. */
+int report_text(int fd, const struct strbuf *text);
+
 /* The binds the init makes instead of bwrap (source, dest, mode
  * triples), for --dry-run's stderr: one "dest <- source, mode" line each,
  * escaped. */

@@ -17,6 +17,8 @@ void cli_request(const struct cli *cli, char *const *envp, struct sandbox_reques
 	    .allow_hosts = &cli->allow_hosts,
 	    .docker = (enum request_setting)cli->docker,
 	    .read_only = (enum request_setting)cli->read_only,
+	    .read_only_strict = cli->read_only_strict,
+	    .agent = cli->agent,
 	    .env_allow = &cli->env_allow,
 	    .env_set = &cli->env_set,
 	    .env_block = &cli->env_block,

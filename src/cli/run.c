@@ -104,6 +104,9 @@ int verb_run(const struct cli *cli, char **envp, const struct cli_io *io, struct
 		return trust_refuse(&s.trust, err);
 	note_withdrawn_approval(&s, cli->debug, io->err);
 	note_inherited_wrappers(&s, io->err);
+	if (s.profile)
+		report_dropped_keys(io->err, &s.profile_dropped, s.profile->credential);
+	report_unreached_loopback(io->err, &s.unreached_loopback);
 	if (cli->dry_run)
 		return dry_run(&s, io, err);
 	sandbox_seed_agents(&s);

@@ -33,8 +33,7 @@ need_clis()
 
 # Starts the API stand-in on the host's loopback, asking for a tool call
 # that runs $1 (if given); sets $api_port, $key (a made-up API key) and
-# $mark (a word unique to this test). Writes the config that lets the
-# sandbox reach the port and keeps the key variables, and approves it.
+# $mark (a word unique to this test).
 start_standin()
 {
 	need_clis
@@ -49,13 +48,6 @@ start_standin()
 	done
 	api_port=$(cat "$T/standin.port" 2>/dev/null) ||
 		fail "the API stand-in did not start: $(cat "$T/standin.log")"
-	# TODO(lead): switch to --localhost "$api_port" (no approval needed) once
-	# that flag is merged; the key variables are what profiles and
-	# credential injection decide.
-	cat >"$T/agents.json" <<JSON
-{"network": {"localhost": [$api_port]}, "env": {"allow": ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]}}
-JSON
-	approve_config "$T/agents.json"
 }
 
 # Runs agent-sandbox ARGS with the agents' variables pointing at the
@@ -67,7 +59,8 @@ agent()
 	rc=0
 	ANTHROPIC_BASE_URL=http://127.0.0.1:$api_port ANTHROPIC_API_KEY=$key OPENAI_API_KEY=$key \
 		CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
-		timeout 120 "$AS" -c "$T/agents.json" "$@" >"$T/out" 2>"$T/err" </dev/null || rc=$?
+		timeout 120 "$AS" --localhost "$api_port" --env ANTHROPIC_API_KEY --env OPENAI_API_KEY \
+		"$@" >"$T/out" 2>"$T/err" </dev/null || rc=$?
 	[ "$rc" -ne 124 ] || fail "the agent did not finish within 120 seconds"
 }
 

@@ -253,6 +253,24 @@ test_localhost_flag_reaches_host_port()
 	[ "$rc" -ne 0 ] || fail "the port was reachable without --localhost"
 }
 
+test_base_url_on_an_unforwarded_loopback_port_is_named()
+{
+	# An agent pointed at an API on the host's loopback retries for
+	# minutes against nothing: the run says so before it starts.
+	ANTHROPIC_BASE_URL=http://127.0.0.1:8089/v1 sbx true
+	expect_status 0
+	expect_err_contains "ANTHROPIC_BASE_URL names the host's loopback port 8089, which the sandbox does not reach: --localhost 8089 forwards it"
+	OPENAI_BASE_URL=http://localhost:8089 sbx --localhost 8089 true
+	expect_status 0
+	expect_err_lacks "loopback port"
+	# Another host, or a name that only starts like localhost: nothing.
+	OPENAI_BASE_URL=http://localhost.example.com:8089 sbx true
+	expect_err_lacks "loopback port"
+	# The host network reaches the loopback itself.
+	OPENAI_BASE_URL=http://127.0.0.1:8089 sbx --network=true true
+	expect_err_lacks "loopback port"
+}
+
 test_resolve_flag_pins_name()
 {
 	mkdir "$T/site"
@@ -360,19 +378,19 @@ test_claude_code_completes_with_a_key_it_never_holds()
 test_codex_completes_with_a_key_it_never_holds()
 {
 	start_api_standin "$OKEY"
-	# Codex's state, writable: what the codex profile gives it.
-	mkdir -p "$HOME/.codex/skills"
 	rc=0
-	# shellcheck disable=SC2016
-	OPENAI_API_KEY=$OKEY timeout 120 "$AS" --credential openai --rw "$HOME/.codex" --rw "$HOME/.codex/skills" \
-		--resolve "api.openai.com=127.0.0.1:$api_port" -- sh -c '"$1" exec --skip-git-repo-check \
-		-c model_provider=injected \
-		-c "model_providers.injected={name=\"injected\",base_url=\"$OPENAI_BASE_URL\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}" \
+	# No provider options of the test's own: the codex profile points
+	# Codex at the endpoint when the openai credential is injected, and
+	# makes its state directory on this fresh home.
+	OPENAI_API_KEY=$OKEY timeout 120 "$AS" --debug --credential openai \
+		--resolve "api.openai.com=127.0.0.1:$api_port" -- "$CODEX" exec --skip-git-repo-check \
 		-c analytics.enabled=false -c check_for_update_on_startup=false --disable plugins \
-		"say hi"' sh "$CODEX" >"$T/out" 2>"$T/err" </dev/null || rc=$?
+		"say hi" >"$T/out" 2>"$T/err" </dev/null || rc=$?
 	expect_status 0
 	expect_out_contains "hello from the stand-in"
+	expect_err_contains "arguments added after"
 	grep -qF "\"authorization\": \"Bearer $OKEY\"" "$T/requests.jsonl" || fail "no request carried the key"
+	! grep -qF "$OKEY" "$HOME/.codex" -r || fail "the key was saved in Codex's state"
 }
 
 run_tests

@@ -247,7 +247,8 @@ test_dirs_that_sessions_source_from_are_made_and_read_only()
 	# command; the agent must not be able to write one, nor plant the
 	# directory as a link to a place it can write.
 	sbx sh -c 'cd "$HOME"
-		for d in .claude/shell-snapshots .claude/session-env .codex/shell_snapshots; do
+		for d in .claude/shell-snapshots .claude/session-env .codex/shell_snapshots \
+			.claude/plugins .codex/skills; do
 			echo evil 2>/dev/null >"$d/snapshot-bash-1-x.sh" && echo "wrote into $d"
 			mkdir "$d/s1" 2>/dev/null && echo "made a directory in $d"
 			rmdir "$d" 2>/dev/null && echo "removed $d"
@@ -256,10 +257,55 @@ test_dirs_that_sessions_source_from_are_made_and_read_only()
 		done; true'
 	expect_status 0
 	expect_out ""
-	for d in .claude/shell-snapshots .claude/session-env .codex/shell_snapshots; do
+	for d in .claude/shell-snapshots .claude/session-env .codex/shell_snapshots .claude/plugins \
+		.codex/skills; do
 		[ -d "$HOME/$d" ] && [ ! -L "$HOME/$d" ] || fail "$d is not a directory"
 		[ -z "$(ls -A "$HOME/$d")" ] || fail "$d is not empty: $(ls -A "$HOME/$d")"
 	done
+}
+
+# What the other agents' profiles make writable lies around what their next
+# run on the host obeys or runs (the @agents list): settings, dotenv files,
+# trusted folders, extensions, downloaded servers, plugins, and the git
+# directories of their checkpoints and snapshots.
+PROFILE_CONFIGS=".gemini/settings.json .gemini/.env .gemini/GEMINI.md .gemini/trustedFolders.json
+.gemini/extensions/ .gemini/commands/ .gemini/hook.sh .gemini/history/ .local/share/opencode/bin/
+.local/share/opencode/snapshot/
+.aider/oauth-keys.env .aider/hook.py .config/opencode/opencode.json .config/goose/config.yaml
+.cache/opencode/node_modules/"
+
+test_profile_state_cannot_plant_what_the_host_agent_runs()
+{
+	make_files "$HOME" "$PROFILE_CONFIGS"
+	before=$(snapshot_files "$HOME" "$PROFILE_CONFIGS")
+	for agent in gemini opencode aider goose; do
+		# shellcheck disable=SC2086
+		sbx --agent $agent sh -c 'cd "$HOME" && '"$ATTACKS" sh $PROFILE_CONFIGS
+		expect_status 0
+		expect_out ""
+		# The state directories themselves cannot be swapped for ones
+		# without the protected files.
+		sbx --agent $agent sh -c 'cd "$HOME" && for d in .gemini .local/share/opencode .aider \
+			.local/share/goose; do mv "$d" "$d.away" 2>/dev/null && echo "renamed $d"
+		done; true'
+		expect_status 0
+		expect_out ""
+	done
+	expect_files_unchanged "$HOME" "$PROFILE_CONFIGS" "$before"
+	# Missing ones cannot be created either: the guard moves them aside.
+	rm -rf "$HOME/.gemini" "$HOME/.aider" "$HOME/.local/share/opencode"
+	sbx --agent gemini sh -c 'cd "$HOME" && echo "{}" >.gemini/settings.json; echo X=1 >.gemini/.env
+		mkdir -p .gemini/extensions/x; echo "#!/bin/sh" >.gemini/x.sh; true'
+	sbx --agent aider sh -c 'echo AIDER_TEST_CMD=x >"$HOME/.aider/oauth-keys.env"; true'
+	sbx --agent opencode sh -c 'mkdir -p "$HOME/.local/share/opencode/bin"; true'
+	for p in .gemini/settings.json .gemini/.env .gemini/extensions .gemini/x.sh \
+		.aider/oauth-keys.env .local/share/opencode/bin; do
+		expect_no_file "$HOME/$p"
+	done
+	# The state beside them was writable all along.
+	sbx --agent gemini sh -c 'echo s >"$HOME/.gemini/installation_id"'
+	expect_status 0
+	expect_content "$HOME/.gemini/installation_id" s
 }
 
 test_host_programs_writing_beside_protected_cache_files_are_left_alone()

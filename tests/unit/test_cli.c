@@ -221,6 +221,11 @@ static void cli_rejects_bad_usage_naming_the_problem(void **state)
 	    {{"--network=", "ls"}, "flag --network: invalid value \"\"", NULL},
 	    {{"--docker=yes", "ls"}, "flag --docker: invalid value \"yes\"", NULL},
 	    {{"--read-only=", "ls"}, "flag --read-only: invalid value \"\"", NULL},
+	    {{"--read-only=strictly", "ls"},
+	     "flag --read-only: invalid value \"strictly\"",
+	     "--read-only=strict also makes the agent's state read-only"},
+	    {{"--agent"}, "flag --agent needs a value (an agent profile name, or none)", NULL},
+	    {{"--agent=", "ls"}, "flag --agent: the value must not be empty", NULL},
 	    {{"--check=true"}, "flag --check does not take a value", NULL},
 	    {{"--help=1"}, "flag --help does not take a value", NULL},
 	    {{"--ro"}, "flag --ro needs a value (a path)", NULL},
@@ -266,6 +271,25 @@ static void cli_rejects_bad_usage_naming_the_problem(void **state)
 	}
 }
 
+static void cli_takes_an_agent_and_strict_read_only(void **state)
+{
+	char *argv[] = {"agent-sandbox", "--read-only=strict", "--agent", "codex", "ls", NULL};
+	_cleanup_(cli_release) struct cli cli;
+	_cleanup_error_ struct error err = ERROR_INIT;
+	assert_int_equal(cli_parse(argc_of(argv), argv, &cli, &err), 0);
+	assert_int_equal(cli.read_only, YES);
+	assert_true(cli.read_only_strict);
+	assert_string_equal(cli.agent, "codex");
+	assert_string_equal(cli.command[0], "ls");
+
+	/* A later --read-only takes the strictness back. */
+	char *again[] = {"agent-sandbox", "--read-only=strict", "--read-only", "ls", NULL};
+	_cleanup_(cli_release) struct cli cli2;
+	assert_int_equal(cli_parse(argc_of(again), again, &cli2, &err), 0);
+	assert_int_equal(cli2.read_only, YES);
+	assert_false(cli2.read_only_strict);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +297,7 @@ int main(void)
 	    cmocka_unit_test(cli_parses_flag_values_in_every_spelling),
 	    cmocka_unit_test(cli_collects_repeated_path_rules_in_order),
 	    cmocka_unit_test(cli_rejects_bad_usage_naming_the_problem),
+	    cmocka_unit_test(cli_takes_an_agent_and_strict_read_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

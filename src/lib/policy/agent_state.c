@@ -11,6 +11,8 @@
  * read-only inside; one that does not exist yet is made, empty, before the
  * run, so that it is mounted read-only like the rest: otherwise the guard
  * would take it away from a session starting on the host meanwhile.
+ * The agents' own state directories (agent_profile.h) are made here too,
+ * on first use, so that their state persists.
  * This file never writes anything but the copy and those directories. */
 #include "policy/agent_state.h"
 
@@ -118,9 +120,19 @@ static int sourced_dirs(const char *home, const char *claude_dir, bool make, str
 		const char *dir;
 		const char *name;
 	} dirs[] = {
-	    {claude, "shell-snapshots"},     {claude, "session-env"},
-	    {claude_dir, "shell-snapshots"}, {claude_dir, "session-env"},
+	    {claude, "shell-snapshots"},
+	    {claude, "session-env"},
+	    {claude_dir, "shell-snapshots"},
+	    {claude_dir, "session-env"},
 	    {codex, "shell_snapshots"},
+	    /* Not sourced, but written at every start (Claude Code's
+	     * plugins/store, Codex's skills/.system): made empty, they are
+	     * mounted read-only and the agents go on without them; missing,
+	     * what the agents create there is moved aside by the guard at
+	     * every run. */
+	    {claude, "plugins"},
+	    {claude_dir, "plugins"},
+	    {codex, "skills"},
 	};
 	int made = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
@@ -145,4 +157,29 @@ bool agent_state_sourced_dirs_missing(const char *home, const char *claude_dir)
 	int n = sourced_dirs(home, claude_dir, false, &ignored);
 	error_release(&ignored);
 	return n > 0;
+}
+
+int agent_state_make_state_dir(const char *home, const char *path, struct error *err)
+{
+	if (strncmp(path, "~/", 2) != 0)
+		return error_set(err, ERROR_INTERNAL, "%s: not under ~", path);
+	_cleanup_close_ int fd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno(err, ERROR_SETUP, errno, "opening %s", home);
+	_cleanup_free_ char *rest = xstrdup(path + 2);
+	int made = 0;
+	char *save = NULL;
+	for (char *name = strtok_r(rest, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+		if (mkdirat(fd, name, 0700) == 0)
+			made++;
+		else if (errno != EEXIST)
+			return error_errno(err, ERROR_SETUP, errno, "creating %s", path);
+		int next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			return error_errno(err, ERROR_SETUP, errno,
+					   "creating %s: opening its part %s", path, name);
+		close(fd);
+		fd = next;
+	}
+	return made;
 }

@@ -24,11 +24,19 @@ int agent_state_seed_claude(const char *home, struct error *err);
 
 /* Makes the directories that agent sessions write and then source from
  * (Claude Code's shell-snapshots and session-env, in HOME/.claude and in
- * claude_dir when not NULL; Codex's shell_snapshots), empty, where their
- * agent's directory exists and they do not. Returns how many it made, or
+ * claude_dir when not NULL; Codex's shell_snapshots), and Claude Code's
+ * plugins and Codex's skills, which they write at every start, empty, where their agent's
+ * directory exists and they do not. Returns how many it made, or
  * -1 with err set. */
 int agent_state_make_sourced_dirs(const char *home, const char *claude_dir, struct error *err);
 
 /* Whether agent_state_make_sourced_dirs would make any: the plan asks, a
  * run makes them. */
 bool agent_state_sourced_dirs_missing(const char *home, const char *claude_dir);
+
+/* Creates an agent's state directory, path ("~/.codex",
+ * "~/.local/share/goose") under home, and its missing parents, mode 0700,
+ * following no symlink on the way: what a sandbox could plant there
+ * cannot send the host's mkdir elsewhere. Returns how many directories
+ * it made, or -1 with err set. */
+int agent_state_make_state_dir(const char *home, const char *path, struct error *err);

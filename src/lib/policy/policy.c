@@ -535,11 +535,17 @@ int policy_resolve(const struct policy_input *in, struct policy *out, struct err
 	take_pinned(&p);
 
 	if (in->read_only)
-		for (size_t i = 0; i < p.len; i++)
-			if (p.entries[i].level == ACCESS_RW) {
-				p.entries[i].level = ACCESS_RO;
-				p.entries[i].downgraded = true;
+		for (size_t i = 0; i < p.len; i++) {
+			struct access_entry *e = &p.entries[i];
+			if (e->level != ACCESS_RW)
+				continue;
+			if (e->rule->agent_state && !in->read_only_strict) {
+				e->kept_rw = true;
+				continue;
 			}
+			e->level = ACCESS_RO;
+			e->downgraded = true;
+		}
 
 	if (check_working_directory(&p, in->cwd, err) < 0)
 		return -1;

@@ -35,6 +35,7 @@ struct access_entry {
 	bool is_dir;
 	bool from_glob;
 	bool downgraded; /* rw turned ro by read-only mode */
+	bool kept_rw;	 /* an agent's state, left rw by read-only mode */
 	/* What the path named when it was resolved: the mount made from it
 	 * must show this object, not whatever the path names by then. */
 	struct file_id id;
@@ -94,6 +95,9 @@ struct policy_input {
 	const char *cwd;  /* resolved */
 	const char *home; /* NULL when unknown */
 	bool read_only;	  /* nothing writable but private temp dirs */
+	/* With read_only: agents' state directories too (otherwise they stay
+	 * writable: state is not the project). */
+	bool read_only_strict;
 };
 
 int policy_resolve(const struct policy_input *in, struct policy *out, struct error *err);

@@ -245,6 +245,9 @@ static const char *const cache_code[] = {
      * in them, and makepkg their PKGBUILDs. */
     "~/.cache/yay",
     "~/.cache/paru",
+    /* opencode installs its npm plugins and provider packages here and
+     * imports them at every start. */
+    "~/.cache/opencode",
 };
 
 /* The agents' own directories: their state (sessions, history, logs,
@@ -323,13 +326,50 @@ static const char *const agent_config[] = {
     "~/.pi/agent/hooks",
     "~/.pi/agent/bin",
     "~/.pi/agent/git",
+    /* The agents whose state directories only their profile makes
+     * writable (agent_profile.c): what lies there that the next run on the
+     * host obeys or runs. Gemini CLI: settings (MCP servers, hooks), its
+     * dotenv file, instructions, commands, extensions, policies, skills,
+     * the system prompt file and the folders it trusts (whose project
+     * settings it then loads). */
+    "~/.gemini/settings.json",
+    "~/.gemini/.env",
+    "~/.gemini/GEMINI.md",
+    "~/.gemini/AGENTS.md",
+    "~/.gemini/system.md",
+    "~/.gemini/trustedFolders.json",
+    "~/.gemini/commands",
+    "~/.gemini/extensions",
+    "~/.gemini/hooks",
+    "~/.gemini/policies",
+    "~/.gemini/skills",
+    "~/.gemini/agents",
+    "~/.gemini/bin",
+    /* Its checkpoints are git repositories that the host's Gemini CLI
+     * runs git in: a planted config (core.fsmonitor, hooks) would run
+     * there. */
+    "~/.gemini/history",
+    /* opencode downloads language servers into its data directory and
+     * runs them; its snapshots are git directories that it runs git with
+     * at every step, as the gemini checkpoints above; its config
+     * directory holds plugins, tools and MCP servers. */
+    "~/.local/share/opencode/bin",
+    "~/.local/share/opencode/snapshot",
+    "~/.config/opencode",
+    /* aider loads this dotenv file at every start: AIDER_LINT_CMD or
+     * AIDER_TEST_CMD there would run on the host. */
+    "~/.aider/oauth-keys.env",
+    /* goose's config names the extensions it starts (commands) and the
+     * tools it approves. */
+    "~/.config/goose",
 };
 
 /* Hook and status line scripts are often kept loose in the agent's
  * directory under any name (Claude Code's /statusline writes
  * ~/.claude/statusline-command.sh); the settings that name them are
  * read-only, so the scripts are too. */
-static const char *const agent_script_dirs[] = {"~/.claude", "~/.codex", "~/.pi/agent"};
+static const char *const agent_script_dirs[] = {"~/.claude", "~/.codex", "~/.pi/agent", "~/.gemini",
+						"~/.aider"};
 static const char *const script_suffixes[] = {"sh",  "bash", "zsh", "fish", "py", "js",
 					      "mjs", "cjs",  "ts",  "rb",   "pl"};
 

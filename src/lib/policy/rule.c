@@ -27,6 +27,13 @@ void rule_list_add_tightening(struct rule_list *list, const char *pattern, enum 
 	list->items[list->len - 1].tighten_only = true;
 }
 
+void rule_list_add_agent_state(struct rule_list *list, const char *pattern, enum layer layer,
+			       const char *origin)
+{
+	rule_list_add(list, pattern, ACCESS_RW, layer, origin);
+	list->items[list->len - 1].agent_state = true;
+}
+
 void rule_list_add_pinned(struct rule_list *list, const char *pattern, enum layer layer,
 			  const char *origin)
 {

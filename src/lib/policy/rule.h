@@ -39,6 +39,9 @@ struct rule {
 	 * not mounted at all, and the guard keeps its bytes instead (see
 	 * guard.h). */
 	bool pinned;
+	/* An agent's state directory (agent_profile.h): an rw rule of this
+	 * kind stays rw in read-only mode, unless the mode is strict. */
+	bool agent_state;
 };
 
 struct rule_list {
@@ -57,6 +60,9 @@ void rule_list_add(struct rule_list *list, const char *pattern, enum access_leve
 /* Adds a ro rule whose file the guard pins instead of a mount. */
 void rule_list_add_pinned(struct rule_list *list, const char *pattern, enum layer layer,
 			  const char *origin);
+/* Adds an rw rule for an agent's state directory (see struct rule). */
+void rule_list_add_agent_state(struct rule_list *list, const char *pattern, enum layer layer,
+			       const char *origin);
 /* Adds a rule that only tightens (see struct rule). */
 void rule_list_add_tightening(struct rule_list *list, const char *pattern, enum access_level level,
 			      enum layer layer, const char *origin);

@@ -1,5 +1,6 @@
 /* This file holds the host writes of a run that are not the sandbox
- * itself: state directories, agent directories, trust store upkeep. Inside
+ * itself: state directories, agent directories (an agent profile's state
+ * made on first use), trust store upkeep. Inside
  * a sandbox none of them happens: the outer agent-sandbox did them. */
 #include "sandbox/prepare.h"
 
@@ -35,17 +36,32 @@ int sandbox_prepare_host(const struct sandbox_spec *s, struct error *err)
 	} else if (s->audit_dir && trust_store_prepare(s->audit_dir, err) < 0) {
 		return -1;
 	}
-	if (!s->agent_dirs_missing)
+	bool made_state = false;
+	for (size_t i = 0; i < s->profile_missing.len; i++) {
+		const char *dir = s->profile_missing.items[i];
+		_cleanup_error_ struct error merr = ERROR_INIT;
+		int r = agent_state_make_state_dir(s->home, dir, &merr);
+		if (r < 0) {
+			output_debug("agents: %s not created: %s", dir, merr.msg);
+			continue;
+		}
+		made_state = made_state || r > 0;
+		/* The user's own agent state, kept after the run: not a mount
+		 * point left behind. */
+		output_debug("agents: created %s for %s: its state persists", dir,
+			     s->profile->name);
+	}
+	if (!s->agent_dirs_missing && !made_state)
 		return state_was_missing;
 	_cleanup_error_ struct error derr = ERROR_INIT;
 	int made = agent_state_make_sourced_dirs(s->home, s->claude_config_dir, &derr);
 	if (made < 0)
 		output_debug("agents: %s", derr.msg);
 	else if (made > 0)
-		output_debug("agents: made %d empty director%s for shell snapshots and hook env "
-			     "files, to be mounted read-only",
+		output_debug("agents: made %d empty director%s (shell snapshots, hook env files, "
+			     "plugins, skills), to be mounted read-only",
 			     made, made == 1 ? "y" : "ies");
-	return made > 0 || state_was_missing;
+	return made > 0 || made_state || state_was_missing;
 }
 
 int sandbox_withdraw_stale_trust(struct sandbox_spec *s, struct error *err)
@@ -67,7 +83,7 @@ int sandbox_withdraw_stale_trust(struct sandbox_spec *s, struct error *err)
 void sandbox_seed_agents(const struct sandbox_spec *s)
 {
 	if (!s->seed_claude || !(s->presets & preset_lookup("@agents")) || !s->home ||
-	    inside_sandbox() || s->cfg.read_only.value)
+	    inside_sandbox() || (s->cfg.read_only.value && s->read_only_strict))
 		return;
 	_cleanup_error_ struct error serr = ERROR_INIT;
 	int r = agent_state_seed_claude(s->home, &serr);

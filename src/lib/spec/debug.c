@@ -25,7 +25,9 @@ void debug_policy_notes(const struct policy *policy)
 		const struct access_entry *e = &policy->entries[i];
 		output_debug("access: %-7s %s  <- %s (%s %s)%s", access_level_name(e->level),
 			     e->path, e->rule->pattern, layer_name(e->rule->layer), e->rule->origin,
-			     e->downgraded ? " made ro by read-only mode" : "");
+			     e->downgraded ? " made ro by read-only mode"
+			     : e->kept_rw  ? " agent state: rw in read-only mode"
+					   : "");
 	}
 }
 static void add_quoted(struct strbuf *sb, const char *s)

@@ -15,6 +15,7 @@
 #include "base/dirs.h"
 #include "base/output.h"
 #include "spec/debug.h"
+#include "policy/agent_profile.h"
 #include "policy/agent_state.h"
 #include "base/io.h"
 #include "git/repo.h"
@@ -115,6 +116,32 @@ static void add_request_list(struct strv *list, struct strv *origins, const stru
 		config_list_add(list, origins, from->items[i], flag);
 }
 
+/* The profile the request asks for: --agent NAME ("none": none), else the
+ * one whose command is the basename of what runs. */
+static const struct agent_profile *request_profile(const struct sandbox_request *req,
+						   const char **reason)
+{
+	*reason = "--agent";
+	if (req->agent)
+		return strcmp(req->agent, "none") ? agent_profile_lookup(req->agent) : NULL;
+	*reason = "the command's name";
+	return req->command && req->command[0] ? agent_profile_for_command(req->command[0]) : NULL;
+}
+
+/* The profile's hosts join the allow list as if listed there; the
+ * proxy's deny list still wins. Both sides of the trust rule get them:
+ * they come from the command line, not from the project config. */
+static void add_profile_hosts(struct config *cfg, const struct sandbox_request *req)
+{
+	const char *reason;
+	const struct agent_profile *p = request_profile(req, &reason);
+	if (!p || !p->hosts[0])
+		return;
+	_cleanup_free_ char *origin = xasprintf("agent profile %s", p->name);
+	for (const char *const *h = p->hosts; *h; h++)
+		net_list_add(&cfg->network.allow, *h, NULL, LAYER_PRESET, origin);
+}
+
 /* The request's own settings: the topmost layer. The trust rule's side
  * without the project config gets them too (compare_without_project):
  * what the command line decides, it decides on both sides. --env and
@@ -176,6 +203,7 @@ static void apply_request(struct config *cfg, const struct sandbox_request *req)
 		command_table_set(&cfg->commands, c->name, c->kind, c->script, LAYER_CLI,
 				  c->origin);
 	}
+	add_profile_hosts(cfg, req);
 }
 
 /* The command's environment, from the merged lists (apply_request added
@@ -244,6 +272,101 @@ static int plan_credentials(struct sandbox_spec *s, const struct sandbox_request
 	return 0;
 }
 
+static void env_replace(struct strv *envp, const char *entry)
+{
+	size_t n = strcspn(entry, "=");
+	for (size_t i = 0; i < envp->len; i++)
+		if (!strncmp(envp->items[i], entry, n) && envp->items[i][n] == '=') {
+			free(envp->items[i]);
+			envp->items[i] = xstrdup(entry);
+			return;
+		}
+	strv_push(envp, entry);
+}
+
+/* The profile's variables, over what the command inherits; env.set and
+ * --env NAME=VALUE win. Its key variables that the secret filter dropped
+ * are noted for the front end to name. */
+static void apply_profile_env(struct sandbox_spec *s)
+{
+	const struct agent_profile *p = s->profile;
+	if (!p)
+		return;
+	for (const char *const *e = p->env; *e; e++) {
+		_cleanup_free_ char *name = xstrndup(*e, strcspn(*e, "="));
+		if (strv_contains(&s->env.set, name)) {
+			strv_push(&s->profile_env_lost, name);
+			output_debug(
+			    "agents: %s keeps the value env.set or --env gives it, not the "
+			    "%s profile's %s",
+			    name, p->name, *e);
+			continue;
+		}
+		env_replace(&s->env.envp, *e);
+		strv_push(&s->env.set, name);
+		strv_push(&s->profile_env, *e);
+		output_debug("agents: %s for the %s profile", *e, p->name);
+	}
+	for (const char *const *k = p->keys; *k; k++) {
+		/* An injected credential put its placeholder there: nothing
+		 * to say. */
+		if (env_get(strv_array(&s->env.envp), *k))
+			continue;
+		for (size_t i = 0; i < s->env.dropped.len; i++)
+			if (!strcmp(s->env.dropped.items[i], *k) &&
+			    !strncmp(s->env.reasons.items[i], "looks like a secret", 19))
+				strv_push(&s->profile_dropped, *k);
+	}
+}
+
+/* The profile's state directories that do not exist yet: a run creates
+ * them on the host (sandbox_prepare_host), they are the agent's own state
+ * and persist. Not inside a sandbox (the outer one decides), not without
+ * @agents (which keeps what the agents run read-only), not when
+ * read-only mode is strict (nothing could be written to them). */
+static void check_profile_state(struct sandbox_spec *s)
+{
+	const struct agent_profile *p = s->profile;
+	s->profile_state = p && (s->presets & preset_lookup("@agents"));
+	if (p && !s->profile_state)
+		output_debug("agents: without @agents the %s profile leaves its state "
+			     "directories as the other rules say",
+			     p->name);
+	if (!s->profile_state || !s->home || inside_sandbox() ||
+	    (s->cfg.read_only.value && s->read_only_strict))
+		return;
+	for (const char *const *d = p->state; *d; d++) {
+		_cleanup_free_ char *path = xasprintf("%s/%s", s->home, *d + 2);
+		struct stat st;
+		if (lstat(path, &st) < 0 && errno == ENOENT) {
+			strv_push(&s->profile_missing, *d);
+			output_debug("agents: %s does not exist: a run creates it for %s, and the "
+				     "agent's state persists there",
+				     *d, p->name);
+		}
+	}
+}
+
+/* A text of several lines, one --debug line each. */
+static void debug_lines(struct strbuf *sb)
+{
+	for (char *line = sb->buf, *end; line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		output_debug("%s", line);
+	}
+}
+
+static void debug_profile(const struct sandbox_spec *s)
+{
+	if (!output_debug_enabled())
+		return;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	sandbox_spec_describe_profile(s, &sb);
+	debug_lines(&sb);
+}
+
 /* With @agents, Claude Code inside works on a global config of its own
  * (agent_state.c). An env.set or --env of CLAUDE_CONFIG_DIR wins. */
 static void point_claude_at_its_copy(struct sandbox_spec *s, char *const *envp)
@@ -263,11 +386,12 @@ static void point_claude_at_its_copy(struct sandbox_spec *s, char *const *envp)
 /* A run makes the directories agent sessions source from before it plans
  * (sandbox/prepare.c), so that they are mounted read-only like any other;
  * the plan only says whether any is missing. Inside a sandbox, or in
- * read-only mode, nothing is made. */
+ * strict read-only mode, nothing is made. */
 static void check_agent_dirs(struct sandbox_spec *s)
 {
 	s->agent_dirs_missing = (s->presets & preset_lookup("@agents")) && s->home &&
-				!inside_sandbox() && !s->cfg.read_only.value &&
+				!inside_sandbox() &&
+				!(s->cfg.read_only.value && s->read_only_strict) &&
 				agent_state_sourced_dirs_missing(s->home, s->claude_config_dir);
 }
 
@@ -409,6 +533,15 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 		const struct rule *r = &cfg->sockets.items[i];
 		rule_list_add(rules, r->pattern, r->level, r->layer, r->origin);
 	}
+	/* Before the presets: on the same path (@agents' ~/.claude), the
+	 * first of equal rules decides, and this one stays rw in read-only
+	 * mode. */
+	if (s->profile_state) {
+		_cleanup_free_ char *origin =
+		    xasprintf("agent profile %s (state)", s->profile->name);
+		for (const char *const *d = s->profile->state; *d; d++)
+			rule_list_add_agent_state(rules, *d, LAYER_PRESET, origin);
+	}
 	struct preset_context pctx = {
 	    .cwd = s->cwd,
 	    .home = s->home,
@@ -442,6 +575,7 @@ static int resolve_policy(const struct sandbox_spec *s, const struct config *cfg
 	    .cwd = s->cwd,
 	    .home = s->home,
 	    .read_only = cfg->read_only.value,
+	    .read_only_strict = s->read_only_strict,
 	};
 	return policy_resolve(&in, policy, err);
 }
@@ -523,12 +657,7 @@ static void check_trust(struct sandbox_spec *s, const struct sandbox_request *re
 		return;
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	trust_describe(&s->trust, &sb);
-	for (char *line = sb.buf, *end; line && *line; line = end ? end + 1 : NULL) {
-		end = strchr(line, '\n');
-		if (end)
-			*end = '\0';
-		output_debug("%s", line);
-	}
+	debug_lines(&sb);
 }
 
 bool sandbox_spec_trust_refused(const struct sandbox_spec *s)
@@ -583,6 +712,54 @@ void hidden_command_release(struct hidden_command *h)
 	free(h->host_path);
 	free(h->hidden_by);
 	*h = (struct hidden_command){0};
+}
+
+static void describe_list(struct strbuf *sb, const char *label, const char *const *items)
+{
+	if (!items[0])
+		return;
+	strbuf_addf(sb, "  %-17s", label);
+	for (const char *const *i = items; *i; i++)
+		strbuf_addf(sb, "%s%s", i == items ? "" : " ", *i);
+	strbuf_addch(sb, '\n');
+}
+
+void sandbox_spec_describe_profile(const struct sandbox_spec *s, struct strbuf *sb)
+{
+	const struct agent_profile *p = s->profile;
+	if (!p) {
+		strbuf_addstr(sb, "agent profile      none (a command named like an agent, or "
+				  "--agent NAME, applies one)\n");
+		return;
+	}
+	strbuf_addf(sb, "agent profile      %s (from %s)\n", p->name, s->profile_reason);
+	bool strict = s->cfg.read_only.value && s->read_only_strict;
+	for (const char *const *d = p->state; *d; d++) {
+		strbuf_addf(sb, "  state            %s  ", *d);
+		if (!s->profile_state)
+			strbuf_addstr(sb, "not applied: @agents is off\n");
+		else
+			strbuf_addf(sb, "%s%s\n",
+				    strict		     ? "ro (--read-only=strict)"
+				    : s->cfg.read_only.value ? "rw, also in read-only mode"
+							     : "rw",
+				    strv_contains(&s->profile_missing, *d)
+					? "; missing: a run creates it (the agent's own state, "
+					  "kept)"
+					: "");
+	}
+	for (size_t i = 0; i < s->profile_env.len; i++)
+		strbuf_addf(sb, "  env              %s\n", s->profile_env.items[i]);
+	for (size_t i = 0; i < s->profile_env_lost.len; i++)
+		strbuf_addf(sb, "  env              %s as env.set or --env says\n",
+			    s->profile_env_lost.items[i]);
+	if (s->cfg.network.mode == NETWORK_FILTERED)
+		describe_list(sb, "hosts", p->hosts);
+	for (size_t i = 0; i < s->profile_dropped.len; i++)
+		strbuf_addf(sb, "  key              %s dropped (it looks like a secret)\n",
+			    s->profile_dropped.items[i]);
+	if (p->note)
+		strbuf_addf(sb, "  note             %s\n", p->note);
 }
 
 #define GIT_CONFIG_MAX (4 * 1024 * 1024)
@@ -679,9 +856,131 @@ static void plan_git_config_copies(struct sandbox_spec *s, char *const *envp)
 	}
 }
 
+/* An agent that takes its API's address from its options gets them after
+ * argv[0] when its credential is injected; only when argv[0] is the agent
+ * itself (not `npx ...` chosen with --agent), where they are its options. */
+static void add_profile_credential_args(struct sandbox_spec *s)
+{
+	const struct agent_profile *p = s->profile;
+	if (!p || !p->credential_args || !s->command.len ||
+	    agent_profile_for_command(s->command.items[0]) != p)
+		return;
+	const struct credential_endpoint *e = NULL;
+	for (size_t i = 0; i < s->credentials.len && !e; i++) {
+		const struct credential *c = &s->credentials.items[i];
+		if (strcmp(c->name, p->credential))
+			continue;
+		for (size_t k = 0; k < c->endpoints_len && !e; k++)
+			if (c->endpoints[k].base_url_env)
+				e = &c->endpoints[k];
+	}
+	if (!e)
+		return;
+	_cleanup_free_ char *url = xasprintf("http://127.0.0.1:%u%s", e->port, e->base_url_path);
+	struct strv args = STRV_INIT;
+	size_t added = 0;
+	strv_push(&args, s->command.items[0]);
+	for (const char *const *a = p->credential_args; *a; a++) {
+		const char *at = strstr(*a, "{base_url}");
+		if (at)
+			strv_pushf(&args, "%.*s%s%s", (int)(at - *a), *a, url, at + 10);
+		else
+			strv_push(&args, *a);
+		added++;
+	}
+	for (size_t i = 1; i < s->command.len; i++)
+		strv_push(&args, s->command.items[i]);
+	strv_release(&s->command);
+	s->command = args;
+	output_debug("agents: %s gets its API's address from its options: %zu arguments "
+		     "added after %s for the %s credential",
+		     p->name, added, s->command.items[0], p->credential);
+}
+
+/* The port of an http(s) URL on the loopback ("http://127.0.0.1:8080/v1"),
+ * or 0 when it names another host. */
+static unsigned loopback_url_port(const char *url)
+{
+	unsigned port;
+	if (!strncmp(url, "http://", 7))
+		url += 7, port = 80;
+	else if (!strncmp(url, "https://", 8))
+		url += 8, port = 443;
+	else
+		return 0;
+	static const char *const loopback[] = {"127.0.0.1", "localhost", "[::1]"};
+	size_t n = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(loopback) && !n; i++)
+		if (!strncasecmp(url, loopback[i], strlen(loopback[i])))
+			n = strlen(loopback[i]);
+	if (!n)
+		return 0;
+	url += n;
+	if (*url == ':') {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(url + 1, &end, 10);
+		if (errno || end == url + 1 || v == 0 || v > 65535 || (*end && *end != '/'))
+			return 0;
+		port = (unsigned)v;
+	} else if (*url && *url != '/') {
+		return 0; /* "localhost.example.com" */
+	}
+	return port;
+}
+
+static bool port_forwarded(const struct sandbox_spec *s, unsigned port)
+{
+	const struct net_list *lh = &s->cfg.network.localhost;
+	for (size_t i = 0; i < lh->len; i++)
+		if (lh->items[i].port == port)
+			return true;
+	for (size_t i = 0; i < s->credentials.len; i++)
+		for (size_t k = 0; k < s->credentials.items[i].endpoints_len; k++)
+			if (s->credentials.items[i].endpoints[k].port == port)
+				return true;
+	return false;
+}
+
+/* An agent pointed at an API on the host's loopback that the filtered
+ * network does not forward retries against nothing, for minutes, saying
+ * nothing: the variables that do that are noted for the front end. */
+static void check_loopback_urls(struct sandbox_spec *s)
+{
+	if (s->cfg.network.mode != NETWORK_FILTERED)
+		return;
+	for (size_t i = 0; i < s->env.envp.len; i++) {
+		const char *e = s->env.envp.items[i], *eq = strchr(e, '=');
+		if (!eq)
+			continue;
+		size_t n = (size_t)(eq - e);
+		bool url_var = (n > 9 && !strncmp(eq - 9, "_BASE_URL", 9)) ||
+			       (n > 9 && !strncmp(eq - 9, "_API_BASE", 9));
+		unsigned port = url_var ? loopback_url_port(eq + 1) : 0;
+		if (!port || port_forwarded(s, port))
+			continue;
+		strv_pushf(&s->unreached_loopback, "%u %.*s", port, (int)n, e);
+		output_debug("network: %.*s names the host's loopback port %u, which the sandbox "
+			     "does not reach: --localhost %u forwards it",
+			     (int)n, e, port, port);
+	}
+}
+
 static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struct error *err)
 {
 	char *const *envp = req->envp;
+	if (req->agent && strcmp(req->agent, "none") && !agent_profile_lookup(req->agent)) {
+		_cleanup_strbuf_ struct strbuf names = STRBUF_INIT;
+		agent_profile_list_names(&names);
+		error_set(err, ERROR_USAGE, "unknown agent profile \"%s\" (known: %s, or none)",
+			  req->agent, names.buf);
+		const char *nearest = agent_profile_suggest(req->agent);
+		if (nearest)
+			error_hint(err, "did you mean --agent %s?", nearest);
+		return -1;
+	}
+	s->profile = request_profile(req, &s->profile_reason);
+	s->read_only_strict = req->read_only_strict;
 	if (resolve_cwd(req, &s->cwd, err) < 0)
 		return -1;
 	s->cwd_given = req->cwd != NULL;
@@ -705,6 +1004,10 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	build_environment(s, envp);
 	if (plan_credentials(s, req, envp, err) < 0)
 		return -1;
+	if (s->profile)
+		output_debug("agents: profile %s (from %s)", s->profile->name, s->profile_reason);
+	apply_profile_env(s);
+	check_loopback_urls(s);
 
 	s->presets = preset_select(&s->cfg.presets);
 	_cleanup_strbuf_ struct strbuf names = STRBUF_INIT;
@@ -747,10 +1050,12 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	if (!inside_sandbox())
 		host_sockets_add_live(&s->secrets.found.sockets, &s->host_sockets);
 	debug_secrets(&s->secrets);
+	check_profile_state(s);
 	check_agent_dirs(s);
 	if (resolve_policy(s, &s->cfg, envp, &s->rules, &s->policy, err) < 0)
 		return -1;
 	debug_policy_notes(&s->policy);
+	debug_profile(s);
 	check_trust(s, req, &base, envp);
 	if (build_wrappers(s, envp, err) < 0)
 		return -1;
@@ -763,13 +1068,20 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	s->limits.pids = (unsigned)s->cfg.limits.pids.value;
 	for (char *const *a = req->command; a && *a; a++)
 		strv_push(&s->command, *a);
+	add_profile_credential_args(s);
 	return 0;
 }
 
 int sandbox_plan(const struct sandbox_request *req, struct sandbox_spec *spec, struct error *err)
 {
-	*spec =
-	    (struct sandbox_spec){.rules = RULE_LIST_INIT, .command = STRV_INIT, .envp = req->envp};
+	*spec = (struct sandbox_spec){.rules = RULE_LIST_INIT,
+				      .command = STRV_INIT,
+				      .profile_missing = STRV_INIT,
+				      .profile_env = STRV_INIT,
+				      .profile_env_lost = STRV_INIT,
+				      .unreached_loopback = STRV_INIT,
+				      .profile_dropped = STRV_INIT,
+				      .envp = req->envp};
 	config_init(&spec->cfg);
 	if (plan(req, spec, err) < 0) {
 		sandbox_spec_release(spec);
@@ -803,5 +1115,10 @@ void sandbox_spec_release(struct sandbox_spec *s)
 	}
 	free(s->git_config_copies);
 	strv_release(&s->command);
+	strv_release(&s->profile_missing);
+	strv_release(&s->profile_env);
+	strv_release(&s->profile_env_lost);
+	strv_release(&s->unreached_loopback);
+	strv_release(&s->profile_dropped);
 	*s = (struct sandbox_spec){0};
 }

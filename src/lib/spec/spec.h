@@ -18,6 +18,7 @@
 #include "config/commands.h"
 #include "config/config.h"
 #include "net/credential.h"
+#include "policy/agent_profile.h"
 #include "policy/env.h"
 #include "policy/policy.h"
 #include "policy/rule.h"
@@ -54,6 +55,10 @@ struct sandbox_request {
 	const struct strv *resolve;	/* NAME=ADDR[:PORT], like network.resolve; may be NULL */
 	bool allow_degraded;		/* go on without layers the kernel lacks */
 	char *const *command;		/* argv of what runs inside; may be empty */
+	bool read_only_strict;		/* read-only leaves agents' state read-only too */
+	/* The agent profile: a name from agent_profile.h, "none" for no
+	 * profile, or NULL to pick one by the command's basename. */
+	const char *agent;
 };
 
 /* Resource limits for the sandbox, from the config's "limits" (pids and
@@ -102,6 +107,19 @@ struct sandbox_spec {
 	const char *claude_config_dir; /* the host's CLAUDE_CONFIG_DIR (in envp), or NULL */
 	bool seed_claude;	       /* Claude Code inside uses ~/.claude/.claude.json */
 	bool agent_dirs_missing;       /* a run makes directories the policy then mounts */
+	/* The agent profile applied (agent_profile.h), or NULL. */
+	const struct agent_profile *profile;
+	const char *profile_reason;   /* "the command's name" or "--agent" */
+	bool profile_state;	      /* its state rules apply (@agents is on) */
+	struct strv profile_missing;  /* its state directories a run creates ("~/...") */
+	struct strv profile_env;      /* NAME=VALUE it set */
+	struct strv profile_env_lost; /* NAME it would set, which env.set or --env set */
+	struct strv profile_dropped;  /* its key variables the secret filter dropped */
+	/* "PORT NAME" for each variable inside (NAME_BASE_URL, ...) naming a
+	 * host loopback port that the filtered network does not forward: the
+	 * agent would retry against nothing. */
+	struct strv unreached_loopback;
+	bool read_only_strict;
 	struct sandbox_limits limits;
 	struct git_config_copy *git_config_copies;
 	size_t git_config_copies_len;
@@ -135,3 +153,8 @@ struct hidden_command {
  * false when the program is not on the host or is visible inside. */
 bool sandbox_spec_hidden_command(const struct sandbox_spec *spec, struct hidden_command *out);
 void hidden_command_release(struct hidden_command *h);
+
+/* What the agent profile does in this spec, for `policy` and --debug: one
+ * "agent profile ..." line and indented lines under it, text of the
+ * built-in table only. */
+void sandbox_spec_describe_profile(const struct sandbox_spec *spec, struct strbuf *sb);
