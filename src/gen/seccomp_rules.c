@@ -9,8 +9,9 @@
  * command filter, stacked by the init (or a nested agent-sandbox) onto the
  * command alone, for rules the init itself must not be held to (a nested
  * run in a sandbox without a network keeps it from IP sockets). Unix
- * sockets are not filtered: the host's are masked (see
- * policy/host_sockets.c) and Landlock scopes the abstract ones. Compat
+ * sockets are not filtered in a sandbox: the host's are masked (see
+ * policy/host_sockets.c) and Landlock scopes the abstract ones; a nested
+ * run on an older Landlock refuses new ones (add_no_unix_rules). Compat
  * architectures are filtered too: a 32-bit system call is another way to
  * reach the same code.
  *
@@ -185,6 +186,35 @@ static int add_no_inet_rules(scmp_filter_ctx ctx, uint32_t arch, const char **wh
 	return deny(ctx, arch, "socketcall", EPERM, 1, &cmp, what);
 }
 
+/* A nested run on a kernel whose Landlock cannot refuse connecting to a
+ * pathname socket (before ABI 9): a unix socket would lead the command to
+ * a process of the outer sandbox (its proxy, a tmux server) that has none
+ * of the inner rules. A stream socketpair cannot be pointed anywhere else
+ * (connect says EISCONN, sendto ignores the address); a datagram one
+ * could, through sendto's address. */
+static int add_no_unix_rules(scmp_filter_ctx ctx, uint32_t arch, const char **what)
+{
+	struct scmp_arg_cmp unix_family = compare_low32(0, AF_UNIX);
+	int r = deny(ctx, arch, "socket", EPERM, 1, &unix_family, what);
+	if (r < 0)
+		return r;
+	struct scmp_arg_cmp dgram_pair[] = {
+	    unix_family,
+	    {.arg = 1, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xf, .datum_b = SOCK_DGRAM}};
+	r = deny(ctx, arch, "socketpair", EPERM, 2, dgram_pair, what);
+	if (r < 0)
+		return r;
+	/* 32-bit x86: both through socketcall, arguments in memory. */
+	static const uint32_t calls[] = {SYS_SOCKET, SYS_SOCKETPAIR};
+	for (size_t i = 0; i < ARRAY_SIZE(calls); i++) {
+		struct scmp_arg_cmp cmp = compare_low32(0, calls[i]);
+		r = deny(ctx, arch, "socketcall", EPERM, 1, &cmp, what);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* Each architecture gets a filter of its own with the rules that exist
  * there; they are merged into one program that checks the architecture
  * first. */
@@ -200,6 +230,8 @@ static int build(unsigned flags, scmp_filter_ctx *out, const char **what)
 			r = add_sandbox_rules(ctx, arches[i], what);
 		if (r == 0 && (flags & SECCOMP_COMMAND_NO_INET))
 			r = add_no_inet_rules(ctx, arches[i], what);
+		if (r == 0 && (flags & SECCOMP_COMMAND_NO_UNIX))
+			r = add_no_unix_rules(ctx, arches[i], what);
 		if (r < 0)
 			return r;
 		if (!all) {

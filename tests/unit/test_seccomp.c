@@ -227,8 +227,17 @@ static const struct call calls[] = {
     {"socket", {AF_INET6}, SECCOMP_COMMAND_NO_INET, EPERM},
     {"socket", {AF_PACKET}, SECCOMP_COMMAND_NO_INET, EPERM},
     {"socket", {AF_INET | (1ull << 32)}, SECCOMP_COMMAND_NO_INET, EPERM},
-    {"socket", {AF_UNIX}, 0, 0},
-    {"socketcall", {SYS_SOCKET}, SECCOMP_COMMAND_NO_INET, EPERM},
+    {"socket", {AF_UNIX}, SECCOMP_COMMAND_NO_UNIX, EPERM},
+    {"socket", {AF_UNIX | (1ull << 32)}, SECCOMP_COMMAND_NO_UNIX, EPERM},
+    {"socketpair", {AF_UNIX, SOCK_STREAM}, 0, 0},
+    {"socketpair", {AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC}, 0, 0},
+    {"socketpair", {AF_UNIX, SOCK_DGRAM}, SECCOMP_COMMAND_NO_UNIX, EPERM},
+    {"socketpair",
+     {AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK},
+     SECCOMP_COMMAND_NO_UNIX,
+     EPERM},
+    {"socketcall", {SYS_SOCKET}, SECCOMP_COMMAND_NO_INET | SECCOMP_COMMAND_NO_UNIX, EPERM},
+    {"socketcall", {SYS_SOCKETPAIR}, SECCOMP_COMMAND_NO_UNIX, EPERM},
     {"socketcall", {SYS_CONNECT}, 0, 0},
     {"getpid", {0}, 0, 0},
     {"read", {0}, 0, 0},
@@ -407,6 +416,27 @@ static int probe_socket_unix(void)
 	return probe_socket(AF_UNIX, SOCK_STREAM);
 }
 
+static int probe_socketpair(int type)
+{
+	int sv[2];
+	int r = socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv);
+	if (r == 0) {
+		close(sv[0]);
+		close(sv[1]);
+	}
+	return result(r);
+}
+
+static int probe_socketpair_stream(void)
+{
+	return probe_socketpair(SOCK_STREAM);
+}
+
+static int probe_socketpair_dgram(void)
+{
+	return probe_socketpair(SOCK_DGRAM);
+}
+
 static int probe_unshare_nothing(void)
 {
 	return result(unshare(0));
@@ -433,9 +463,12 @@ static const struct probe probes[] = {
     {"socket(AF_INET)", probe_socket_inet, SECCOMP_COMMAND_NO_INET, EPERM, true},
     {"socket(AF_INET6)", probe_socket_inet6, SECCOMP_COMMAND_NO_INET, EPERM, true},
     {"socket(AF_PACKET, 15)", probe_socket_packet_invalid, SECCOMP_COMMAND_NO_INET, EPERM, true},
+    {"socket(AF_UNIX)", probe_socket_unix, SECCOMP_COMMAND_NO_UNIX, EPERM, true},
+    {"socketpair(AF_UNIX, SOCK_DGRAM)", probe_socketpair_dgram, SECCOMP_COMMAND_NO_UNIX, EPERM,
+     true},
     /* Allowed everywhere: the rules are no wider than they say. */
     {"ioctl(FIONREAD)", probe_fionread, 0, 0, false},
-    {"socket(AF_UNIX)", probe_socket_unix, 0, 0, false},
+    {"socketpair(AF_UNIX, SOCK_STREAM)", probe_socketpair_stream, 0, 0, false},
     {"unshare(0)", probe_unshare_nothing, 0, 0, false},
 };
 

@@ -6,11 +6,13 @@
  * credential_read_key at launch. */
 #include "net/credential.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include "base/cleanup.h"
 #include "base/io.h"
@@ -430,6 +432,92 @@ void credential_apply_env(const struct credential_set *set, char *const *host_en
 			add_git_config(envp, buffer, GIT_POST_BUFFER);
 		}
 	}
+}
+
+/* The search for a key in home: how deep below a dot directory, and how
+ * many files and bytes it reads at most. Start-up and login files are
+ * small and near the top. */
+#define KEY_SCAN_DEPTH 3
+#define KEY_SCAN_FILES 4096
+#define KEY_SCAN_FILE_MAX (256 * 1024)
+#define KEY_SCAN_BYTES (32 * 1024 * 1024)
+
+/* Directories of caches, toolchains, package stores and browsers: large,
+ * and not where a key is kept by hand. */
+static const char *const key_scan_skip[] = {
+    ".cache",  ".npm",		 ".cargo",   ".rustup",	      ".local",	  ".git",
+    ".m2",     ".gradle",	 ".nvm",     ".pyenv",	      ".rbenv",	  ".vscode-server",
+    ".vscode", ".cursor-server", ".bun",     ".deno",	      ".yarn",	  ".pnpm-store",
+    ".conda",  ".docker",	 ".mozilla", "google-chrome", "chromium", "node_modules",
+};
+
+struct key_scan {
+	const char *key;
+	size_t key_len;
+	unsigned files;
+	uint64_t bytes;
+	struct strv *out;
+};
+
+static bool file_holds(struct key_scan *ks, const char *path, const struct stat *st)
+{
+	if (st->st_size > KEY_SCAN_FILE_MAX || ks->bytes + (uint64_t)st->st_size > KEY_SCAN_BYTES)
+		return false;
+	ks->files++;
+	ks->bytes += (uint64_t)st->st_size;
+	char *text = NULL;
+	size_t len = 0;
+	if (read_file(path, KEY_SCAN_FILE_MAX, &text, &len) < 0)
+		return false;
+	bool found = memmem(text, len, ks->key, ks->key_len) != NULL;
+	explicit_bzero(text, len);
+	free(text);
+	return found;
+}
+
+static void scan_dir(struct key_scan *ks, const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; ks->files < KEY_SCAN_FILES && (e = readdir(d)) != NULL;) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st, lst;
+		/* A file through a symlink counts (dotfiles kept in a
+		 * repository); a directory only as itself. */
+		if (stat(path, &st) < 0 || lstat(path, &lst) < 0)
+			continue;
+		if (S_ISREG(st.st_mode)) {
+			if (file_holds(ks, path, &st))
+				strv_push(ks->out, path);
+			continue;
+		}
+		if (!S_ISDIR(lst.st_mode) || depth <= 0)
+			continue;
+		bool skip = false;
+		for (size_t i = 0; i < ARRAY_SIZE(key_scan_skip); i++)
+			skip |= !strcmp(e->d_name, key_scan_skip[i]);
+		if (!skip && (depth < KEY_SCAN_DEPTH || e->d_name[0] == '.'))
+			scan_dir(ks, path, depth - 1);
+	}
+	closedir(d);
+}
+
+void credential_find_key_files(const struct credential *c, char *const *envp, const char *home,
+			       struct strv *out)
+{
+	_cleanup_error_ struct error err = ERROR_INIT;
+	char *key = NULL;
+	if (!home || credential_read_key(c, envp, &key, &err) < 0)
+		return;
+	struct key_scan ks = {.key = key, .key_len = strlen(key), .out = out};
+	/* The files of home, and its dot directories below it: not the
+	 * visible ones (projects, documents), which are the work. */
+	scan_dir(&ks, home, KEY_SCAN_DEPTH);
+	explicit_bzero(key, strlen(key));
+	free(key);
 }
 
 void credential_set_release(struct credential_set *set)

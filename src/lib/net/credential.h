@@ -77,4 +77,12 @@ char *credential_header_line(const struct credential_endpoint *e, const char *ke
 void credential_apply_env(const struct credential_set *set, char *const *host_envp,
 			  struct env_result *env);
 
+/* The files in home that hold the key of c, which the sandbox must hide:
+ * the files directly in home (shell start-up files: an export in
+ * ~/.bashrc, through a symlink too) and those in its dot directories, a
+ * few levels down (an agent's login file, ~/.codex/auth.json), skipping
+ * caches and toolchains. Bounded in files and bytes; appended to out. */
+void credential_find_key_files(const struct credential *c, char *const *envp, const char *home,
+			       struct strv *out);
+
 void credential_set_release(struct credential_set *set);

@@ -90,6 +90,17 @@ static void drop_ref(struct inject *in)
 
 int inject_new(struct inject **out, struct error *err)
 {
+	/* OpenSSL's first initialisation, before any thread uses it: by
+	 * default it frees its global state in an exit handler, which runs
+	 * while threads of this file may still be inside OpenSSL (a run
+	 * ends with requests in flight) and crashes the process, whose core
+	 * would hold the key. The memory goes back with the process. */
+	if (OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT | OPENSSL_INIT_LOAD_SSL_STRINGS |
+				 OPENSSL_INIT_LOAD_CRYPTO_STRINGS,
+			     NULL) != 1) {
+		ERR_clear_error();
+		return error_set(err, ERROR_SETUP, "initialising OpenSSL");
+	}
 	struct inject *in = xcalloc(1, sizeof(*in));
 	pthread_mutex_init(&in->lock, NULL);
 	in->done_tail = &in->done;

@@ -59,6 +59,7 @@
 #define NET_BIND_TCP (1ULL << 0)     /* ABI 4 */
 #define NET_CONNECT_TCP (1ULL << 1)
 #define SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
+#define SCOPE_SIGNAL (1ULL << 1)	/* ABI 6 */
 
 #define FS_WRITE_ABI1                                                                              \
 	(FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_CHAR | FS_MAKE_DIR |             \
@@ -173,6 +174,8 @@ int landlock_apply(const struct landlock_plan *plan, struct error *err)
 	landlock_masks_for(abi, plan->restrict_tcp, &m);
 	struct ruleset_attr attr = {
 	    .handled_access_fs = m.fs, .handled_access_net = m.net, .scoped = m.scoped};
+	if (plan->scope_signals && abi >= LANDLOCK_ABI_SCOPE)
+		attr.scoped |= SCOPE_SIGNAL;
 	_cleanup_close_ int ruleset =
 	    (int)syscall(__NR_landlock_create_ruleset, &attr, m.attr_size, 0);
 	if (ruleset < 0)

@@ -27,6 +27,9 @@ struct landlock_plan {
 	size_t tcp_connect_len;
 	char *const *sockets; /* unix sockets made outside the command it may connect to */
 	size_t sockets_len;
+	/* No signals to processes outside the command's domain (ABI 6): a
+	 * nested run's command and the outer sandbox's processes. */
+	bool scope_signals;
 };
 
 /* What a ruleset handles and grants on a kernel of ABI abi: a pure

@@ -10,7 +10,8 @@
  * ruleset that denies writing beneath a read-only path, reading and
  * writing beneath an excluded one, and executing or reading the programs
  * of a blocked command. No network (seccomp refuses IP sockets), a smaller
- * environment. */
+ * environment. Processes of the outer sandbox have none of these rules, so
+ * the command is kept from reaching them over unix sockets. */
 #include "sandbox/nested.h"
 
 #include <errno.h>
@@ -319,6 +320,17 @@ static int nested_plan(const struct sandbox_spec *s, struct nested_plan *n, stru
 	    check_docker(s, err) < 0)
 		return -1;
 	check_commands(s, n);
+	/* Every process of the outer sandbox is outside the inner rules:
+	 * one listening on a pathname socket (the outer proxy, a tmux
+	 * server, an editor) would write, read, run or connect for the
+	 * command. From ABI 9 Landlock refuses connecting to a socket made
+	 * outside the command; before, no new unix socket is allowed. */
+	if (landlock_abi() < LANDLOCK_ABI_RESOLVE_UNIX) {
+		n->seccomp |= SECCOMP_COMMAND_NO_UNIX;
+		output_debug("nested: no new unix sockets: Landlock ABI %d cannot keep the command "
+			     "from the outer sandbox's processes through them (needs %d)",
+			     landlock_abi(), LANDLOCK_ABI_RESOLVE_UNIX);
+	}
 	for (size_t i = 0; i < n->deny_len; i++)
 		n->deny[i].path = n->deny_paths.items[i];
 	if (n->deny_len && !s->hardening.landlock_fs) {
@@ -329,9 +341,10 @@ static int nested_plan(const struct sandbox_spec *s, struct nested_plan *n, stru
 		return refuse(err, what, "give the outer agent-sandbox the rule");
 	}
 	output_debug("nested: no new namespaces or mounts; landlock: writes beneath %zu paths, "
-		     "rights taken away beneath %zu; seccomp: the sandbox's rules again%s",
+		     "rights taken away beneath %zu; seccomp: the sandbox's rules again%s%s",
 		     n->writable.len, n->deny_len,
-		     n->seccomp & SECCOMP_COMMAND_NO_INET ? ", no IP sockets" : "");
+		     n->seccomp & SECCOMP_COMMAND_NO_INET ? ", no IP sockets" : "",
+		     n->seccomp & SECCOMP_COMMAND_NO_UNIX ? ", no new unix sockets" : "");
 	return 0;
 }
 
@@ -514,7 +527,8 @@ int nested_run(const struct sandbox_spec *s, struct error *err)
 		struct landlock_plan plan = {.writable = n.writable.items,
 					     .writable_len = n.writable.len,
 					     .sockets = s->hardening.sockets.items,
-					     .sockets_len = s->hardening.sockets.len};
+					     .sockets_len = s->hardening.sockets.len,
+					     .scope_signals = true};
 		if (landlock_apply(&plan, err) < 0 ||
 		    landlock_apply_denials(n.deny, n.deny_len, n.probe_names.items,
 					   n.probe_names.len, err) < 0)

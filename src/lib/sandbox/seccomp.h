@@ -23,7 +23,12 @@ int seccomp_filter_load_sandbox(struct error *err);
 enum {
 	SECCOMP_COMMAND_SANDBOX_RULES = 1 << 0, /* the sandbox filter's rules again */
 	SECCOMP_COMMAND_NO_INET = 1 << 2,	/* no new IP or packet sockets */
-	SECCOMP_COMMAND_ALL = SECCOMP_COMMAND_SANDBOX_RULES | SECCOMP_COMMAND_NO_INET,
+	/* No new unix socket that could reach another process's: socket()
+	 * and a datagram socketpair (sendto names any address); a stream
+	 * socketpair stays. */
+	SECCOMP_COMMAND_NO_UNIX = 1 << 3,
+	SECCOMP_COMMAND_ALL =
+	    SECCOMP_COMMAND_SANDBOX_RULES | SECCOMP_COMMAND_NO_INET | SECCOMP_COMMAND_NO_UNIX,
 };
 
 /* Loads a filter with the rules FLAGS select into the calling thread (and

@@ -249,9 +249,19 @@ static int plan_credentials(struct sandbox_spec *s, const struct sandbox_request
 	credential_apply_env(&s->credentials, envp, &s->env);
 	for (size_t i = 0; i < s->credentials.len; i++) {
 		const struct credential *c = &s->credentials.items[i];
-		if (c->file) {
-			_cleanup_free_ char *origin = xasprintf("--credential %s", c->name);
+		_cleanup_free_ char *origin = xasprintf("--credential %s", c->name);
+		if (c->file)
 			rule_list_add(&s->cfg.rules, c->file, ACCESS_EXCLUDE, LAYER_CLI, origin);
+		/* The key kept by hand in a home file (an export in ~/.bashrc,
+		 * an agent's login file) would undo the rest: such files are
+		 * hidden too. */
+		_cleanup_strv_ struct strv holders = STRV_INIT;
+		credential_find_key_files(c, envp, s->home, &holders);
+		for (size_t k = 0; k < holders.len; k++) {
+			output_debug("credential: %s: %s holds its key: hidden inside", c->name,
+				     holders.items[k]);
+			rule_list_add(&s->cfg.rules, holders.items[k], ACCESS_EXCLUDE, LAYER_CLI,
+				      origin);
 		}
 		for (size_t k = 0; k < c->endpoints_len; k++)
 			output_debug("credential: %s (%s): %s is reached at http://127.0.0.1:%u "
