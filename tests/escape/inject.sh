@@ -55,6 +55,27 @@ test_placeholder_replayed_to_another_host_is_only_a_placeholder()
 	! grep -qF -- "$KEY" "$T/traffic" || fail "the key reached another host"
 }
 
+# The host process holds the key: another process of the user (a crashed
+# one's core dump, a debugger, whatever the agent left running on the host)
+# cannot read its memory or environment.
+test_the_process_holding_the_key_is_not_dumpable()
+{
+	[ "$(id -u)" -ne 0 ] || skip "root reads any process's memory"
+	setup_upstream ok
+	ANTHROPIC_API_KEY=$KEY "$AS" --credential anthropic \
+		--resolve "api.anthropic.com=127.0.0.1:$up_port" \
+		sh -c 'touch started; sleep 30' >"$T/out" 2>"$T/err" </dev/null &
+	pid=$!
+	echo "$pid" >>"$T/pids"
+	i=0
+	while [ ! -e "$T/work/started" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	[ -e "$T/work/started" ] || fail "the sandbox did not start: $(cat "$T/err")"
+	got=$(cat "/proc/$pid/environ" 2>/dev/null | tr '\0' '\n' | grep -c -- "$KEY" || true)
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	[ "$got" = 0 ] || fail "another process of the user read the key from /proc/$pid/environ"
+}
+
 test_header_smuggling_is_refused()
 {
 	setup_upstream ok

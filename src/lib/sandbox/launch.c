@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -169,6 +170,12 @@ struct network_run {
 static int network_credentials(struct network_run *nr, const struct sandbox_spec *s, bool dry_run,
 			       struct error *err)
 {
+	/* No core dump of this process from here on (one would land where
+	 * the next session could read it, key and all), and no ptrace or
+	 * /proc/PID/mem by other processes of the user. bwrap and the
+	 * command get their own setting back at exec. */
+	if (s->credentials.len && !dry_run && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return error_errno(err, ERROR_SETUP, errno, "making agent-sandbox undumpable");
 	for (size_t i = 0; i < s->credentials.len; i++) {
 		const struct credential *c = &s->credentials.items[i];
 		char *key = NULL;
