@@ -240,6 +240,22 @@ EOF
 	expect_upstream_lacks "$KEY"
 }
 
+# The agent's own login for the same account is as good as the key.
+test_stored_login_is_hidden_while_its_key_is_injected()
+{
+	mkdir -p "$HOME/.claude" "$HOME/.codex"
+	echo '{"claudeAiOauth":{"accessToken":"oauth-token-anthropic"}}' >"$HOME/.claude/.credentials.json"
+	echo '{"tokens":{"access_token":"oauth-token-openai"}}' >"$HOME/.codex/auth.json"
+	ANTHROPIC_API_KEY=$KEY OPENAI_API_KEY=$KEY sbx --credential anthropic --credential openai \
+		sh -c 'cat ~/.claude/.credentials.json ~/.codex/auth.json; echo done'
+	expect_status 0
+	expect_out "done"
+	# Without injection the agents keep their login as before.
+	sbx cat "$HOME/.claude/.credentials.json"
+	expect_out_contains "oauth-token-anthropic"
+	expect_content "$HOME/.codex/auth.json" '{"tokens":{"access_token":"oauth-token-openai"}}'
+}
+
 test_localhost_flag_reaches_host_port()
 {
 	mkdir "$T/site"

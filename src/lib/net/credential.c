@@ -38,6 +38,10 @@ struct builtin {
 	const char *name;
 	const char *env[2];
 	struct builtin_host hosts[2];
+	/* Where the agents keep their own login for that account ("~/..."):
+	 * hidden while the key is injected, or the agent would read a token
+	 * as good as the key there. */
+	const char *logins[2];
 };
 
 /* The one table. Codex and the OpenAI SDKs read OPENAI_BASE_URL with the
@@ -48,15 +52,29 @@ struct builtin {
 static const struct builtin builtins[] = {
     {"anthropic",
      {"ANTHROPIC_API_KEY"},
-     {{"api.anthropic.com", "x-api-key", "", false, "ANTHROPIC_BASE_URL", "", false}}},
+     {{"api.anthropic.com", "x-api-key", "", false, "ANTHROPIC_BASE_URL", "", false}},
+     {"~/.claude/.credentials.json"}},
     {"openai",
      {"OPENAI_API_KEY"},
-     {{"api.openai.com", "Authorization", "Bearer ", false, "OPENAI_BASE_URL", "/v1", false}}},
+     {{"api.openai.com", "Authorization", "Bearer ", false, "OPENAI_BASE_URL", "/v1", false}},
+     {"~/.codex/auth.json"}},
     {"github",
      {"GITHUB_TOKEN", "GH_TOKEN"},
      {{"github.com", "Authorization", "Basic ", true, NULL, "", true},
-      {"api.github.com", "Authorization", "Bearer ", false, "GITHUB_API_URL", "", false}}},
+      {"api.github.com", "Authorization", "Bearer ", false, "GITHUB_API_URL", "", false}},
+     /* gh's hosts.yml is hidden by @base already. */
+     {NULL}},
 };
+
+void credential_stored_logins(const struct credential *c, struct strv *out)
+{
+	const struct builtin *b = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(builtins) && !b; i++)
+		if (!strcmp(builtins[i].name, c->name))
+			b = &builtins[i];
+	for (size_t i = 0; b && i < ARRAY_SIZE(b->logins) && b->logins[i]; i++)
+		strv_push(out, b->logins[i]);
+}
 
 const char *credential_builtin_names(void)
 {

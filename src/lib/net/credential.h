@@ -46,6 +46,11 @@ struct credential_set {
 	size_t len;
 };
 
+/* Appends where the agents keep their own login for the account of a
+ * built-in credential ("~/.claude/.credentials.json"): hidden while its key
+ * is injected. Nothing for a configured one. */
+void credential_stored_logins(const struct credential *c, struct strv *out);
+
 /* The names of the built-in credentials, for messages: "anthropic, ...". */
 const char *credential_builtin_names(void);
 

@@ -260,8 +260,28 @@ static int plan_credentials(struct sandbox_spec *s, const struct sandbox_request
 		for (size_t k = 0; k < holders.len; k++) {
 			output_debug("credential: %s: %s holds its key: hidden inside", c->name,
 				     holders.items[k]);
-			rule_list_add(&s->cfg.rules, holders.items[k], ACCESS_EXCLUDE, LAYER_CLI,
-				      origin);
+			_cleanup_free_ char *escaped = pattern_escape(holders.items[k]);
+			rule_list_add(&s->cfg.rules, escaped, ACCESS_EXCLUDE, LAYER_CLI, origin);
+		}
+		/* The agent's own login for that account is as good as the
+		 * key: hidden too (Claude Code in a CLAUDE_CONFIG_DIR of the
+		 * user's keeps it there). */
+		_cleanup_strv_ struct strv logins = STRV_INIT;
+		credential_stored_logins(c, &logins);
+		_cleanup_free_ char *login_origin =
+		    xasprintf("--credential %s (stored login)", c->name);
+		for (size_t k = 0; k < logins.len; k++) {
+			rule_list_add(&s->cfg.rules, logins.items[k], ACCESS_EXCLUDE, LAYER_CLI,
+				      login_origin);
+			const char *dir =
+			    agent_state_users_claude_dir(envp, s->home, inside_sandbox());
+			if (dir && dir[0] == '/' && !strncmp(logins.items[k], "~/.claude/", 10)) {
+				_cleanup_free_ char *moved =
+				    xasprintf("%s/%s", dir, logins.items[k] + 10);
+				_cleanup_free_ char *escaped = pattern_escape(moved);
+				rule_list_add(&s->cfg.rules, escaped, ACCESS_EXCLUDE, LAYER_CLI,
+					      login_origin);
+			}
 		}
 		for (size_t k = 0; k < c->endpoints_len; k++)
 			output_debug("credential: %s (%s): %s is reached at http://127.0.0.1:%u "
