@@ -4,6 +4,7 @@
 #include "base/cleanup.h"
 #include "base/io.h"
 #include "base/strbuf.h"
+#include "base/term_escape.h"
 #include "cli/report.h"
 #include "cli/verbs.h"
 #include "sandbox/guard.h"
@@ -16,15 +17,27 @@ static void describe_credentials(const struct credential_set *set, struct strbuf
 		const struct credential *c = &set->items[i];
 		for (size_t k = 0; k < c->endpoints_len; k++) {
 			const struct credential_endpoint *e = &c->endpoints[k];
-			strbuf_addf(sb, "credential %s (%s): key from ", c->name, c->origin);
+			/* Names, paths and hosts come from the user's config:
+			 * escaped for the terminal. */
+			strbuf_addstr(sb, "credential ");
+			term_escape_add(sb, c->name);
+			strbuf_addstr(sb, " (");
+			term_escape_add(sb, c->origin);
+			strbuf_addstr(sb, "): key from ");
 			if (c->file)
-				strbuf_addstr(sb, c->file);
-			for (size_t v = 0; !c->file && v < c->env.len; v++)
-				strbuf_addf(sb, "%s%s", v ? " or " : "", c->env.items[v]);
-			strbuf_addf(sb, ", added for https://%s; ", e->host);
-			strbuf_addf(sb, "inside: http://127.0.0.1:%u", e->port);
-			if (e->base_url_env)
-				strbuf_addf(sb, " ($%s)", e->base_url_env);
+				term_escape_add(sb, c->file);
+			for (size_t v = 0; !c->file && v < c->env.len; v++) {
+				strbuf_addstr(sb, v ? " or " : "");
+				term_escape_add(sb, c->env.items[v]);
+			}
+			strbuf_addstr(sb, ", added for https://");
+			term_escape_add(sb, e->host);
+			strbuf_addf(sb, "; inside: http://127.0.0.1:%u", e->port);
+			if (e->base_url_env) {
+				strbuf_addstr(sb, " ($");
+				term_escape_add(sb, e->base_url_env);
+				strbuf_addch(sb, ')');
+			}
 			if (e->git_instead_of)
 				strbuf_addstr(sb, " (git's url.insteadOf)");
 			strbuf_addch(sb, '\n');

@@ -7,6 +7,7 @@
 #include "net/credential.h"
 
 #include <dirent.h>
+#include <openssl/evp.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,34 +291,14 @@ int credential_read_key(const struct credential *c, char *const *envp, char **ke
 	return 0;
 }
 
-static char *base64(const char *in)
-{
-	static const char table[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t n = strlen(in);
-	char *out = xmalloc((n + 2) / 3 * 4 + 1);
-	size_t o = 0;
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)(unsigned char)in[i] << 16;
-		if (i + 1 < n)
-			v |= (uint32_t)(unsigned char)in[i + 1] << 8;
-		if (i + 2 < n)
-			v |= (uint32_t)(unsigned char)in[i + 2];
-		out[o++] = table[v >> 18 & 63];
-		out[o++] = table[v >> 12 & 63];
-		out[o++] = i + 1 < n ? table[v >> 6 & 63] : '=';
-		out[o++] = i + 2 < n ? table[v & 63] : '=';
-	}
-	out[o] = '\0';
-	return out;
-}
-
 char *credential_header_line(const struct credential_endpoint *e, const char *key)
 {
 	if (!e->git_basic)
 		return xasprintf("%s: %s%s", e->header, e->prefix, key);
 	_cleanup_free_ char *pair = xasprintf("x-access-token:%s", key);
-	_cleanup_free_ char *encoded = base64(pair);
+	size_t n = strlen(pair);
+	_cleanup_free_ char *encoded = xmalloc((n + 2) / 3 * 4 + 1);
+	EVP_EncodeBlock((unsigned char *)encoded, (const unsigned char *)pair, (int)n);
 	char *line = xasprintf("%s: Basic %s", e->header, encoded);
 	explicit_bzero(pair, strlen(pair));
 	explicit_bzero(encoded, strlen(encoded));
@@ -364,14 +345,8 @@ int credential_plan(const struct config *cfg, const struct strv *names, char *co
 
 static void set_var(struct strv *envp, const char *name, const char *value)
 {
-	size_t n = strlen(name);
-	for (size_t i = 0; i < envp->len; i++)
-		if (!strncmp(envp->items[i], name, n) && envp->items[i][n] == '=') {
-			free(envp->items[i]);
-			envp->items[i] = xasprintf("%s=%s", name, value);
-			return;
-		}
-	strv_pushf(envp, "%s=%s", name, value);
+	_cleanup_free_ char *entry = xasprintf("%s=%s", name, value);
+	env_put(envp, entry);
 }
 
 /* The most a git push through a credential endpoint sends in one request

@@ -43,11 +43,20 @@ struct done {
 	struct inject_result result;
 };
 
+/* A TLS context per CA source (NULL: the system store), made once: loading
+ * the system store costs about 16 ms, too much for every request. */
+struct tls_context {
+	char *ca;
+	SSL_CTX *ctx;
+};
+
 struct inject {
 	pthread_mutex_t lock;
 	struct done *done, **done_tail;
 	int event_fd;
 	unsigned refs; /* the owner and each running job */
+	struct tls_context *contexts;
+	size_t contexts_len;
 };
 
 struct job {
@@ -82,6 +91,11 @@ static void drop_ref(struct inject *in)
 		free(d->result.reason);
 		free(d);
 	}
+	for (size_t i = 0; i < in->contexts_len; i++) {
+		free(in->contexts[i].ca);
+		SSL_CTX_free(in->contexts[i].ctx);
+	}
+	free(in->contexts);
 	pthread_mutex_unlock(&in->lock);
 	pthread_mutex_destroy(&in->lock);
 	close(in->event_fd);
@@ -183,10 +197,12 @@ static void answer_failure(struct job *j)
 	send_client(j, resp, strlen(resp));
 }
 
-static void set_timeout(int fd, int which, int seconds)
+/* A socket without its timeout could hold a thread for ever: failing to
+ * set one fails the connection. */
+static bool set_timeout(int fd, int which, int seconds)
 {
 	struct timeval tv = {.tv_sec = seconds};
-	setsockopt(fd, SOL_SOCKET, which, &tv, sizeof(tv));
+	return setsockopt(fd, SOL_SOCKET, which, &tv, sizeof(tv)) == 0;
 }
 
 /* Connects to the pin, or to what the name resolves to. Resolved
@@ -237,9 +253,9 @@ static int connect_upstream(struct job *j)
 			continue;
 		}
 		/* A blocking connect gives up after SO_SNDTIMEO. */
-		set_timeout(fd, SO_SNDTIMEO, CONNECT_TIMEOUT_SECONDS);
-		set_timeout(fd, SO_RCVTIMEO, CONNECT_TIMEOUT_SECONDS);
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		if (set_timeout(fd, SO_SNDTIMEO, CONNECT_TIMEOUT_SECONDS) &&
+		    set_timeout(fd, SO_RCVTIMEO, CONNECT_TIMEOUT_SECONDS) &&
+		    connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 			break;
 		last = errno;
 		close(fd);
@@ -269,16 +285,34 @@ static void ssl_failure(struct job *j, const char *what, SSL *ssl)
 	ERR_clear_error();
 }
 
-/* TLS 1.2 or later, the certificate checked against the system store (or
- * the credential's CA file alone) and against the upstream's name. */
-static SSL *open_tls(struct job *j, int fd, SSL_CTX **ctx_out)
+static bool same_ca(const char *a, const char *b)
 {
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The context for ca, with a reference for the caller, or NULL. Looked up
+ * and kept under the lock; made outside it (slow), and a context another
+ * thread kept meanwhile wins. */
+static SSL_CTX *tls_context(struct job *j)
+{
+	struct inject *in = j->in;
+	pthread_mutex_lock(&in->lock);
+	for (size_t i = 0; i < in->contexts_len; i++)
+		if (same_ca(in->contexts[i].ca, j->ca)) {
+			SSL_CTX *ctx = in->contexts[i].ctx;
+			SSL_CTX_up_ref(ctx);
+			pthread_mutex_unlock(&in->lock);
+			return ctx;
+		}
+	pthread_mutex_unlock(&in->lock);
+
+	/* TLS 1.2 or later, the certificate checked against the system
+	 * store (or the credential's CA file alone). */
 	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
 	if (!ctx) {
 		ssl_failure(j, "TLS setup for", NULL);
 		return NULL;
 	}
-	*ctx_out = ctx;
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
 	int loaded = j->ca ? SSL_CTX_load_verify_locations(ctx, j->ca, NULL)
@@ -286,11 +320,36 @@ static SSL *open_tls(struct job *j, int fd, SSL_CTX **ctx_out)
 	if (loaded != 1) {
 		ssl_failure(j,
 			    j->ca ? "loading the credential's CA file for"
-				  : "loading the system "
-				    "CA store for",
+				  : "loading the system CA store for",
 			    NULL);
+		SSL_CTX_free(ctx);
 		return NULL;
 	}
+	pthread_mutex_lock(&in->lock);
+	for (size_t i = 0; i < in->contexts_len; i++)
+		if (same_ca(in->contexts[i].ca, j->ca)) {
+			SSL_CTX_free(ctx);
+			ctx = in->contexts[i].ctx;
+			SSL_CTX_up_ref(ctx);
+			pthread_mutex_unlock(&in->lock);
+			return ctx;
+		}
+	in->contexts = xreallocarray(in->contexts, in->contexts_len + 1, sizeof(*in->contexts));
+	in->contexts[in->contexts_len++] =
+	    (struct tls_context){.ca = j->ca ? xstrdup(j->ca) : NULL, .ctx = ctx};
+	SSL_CTX_up_ref(ctx);
+	pthread_mutex_unlock(&in->lock);
+	return ctx;
+}
+
+/* TLS with the upstream: its certificate checked against the context's
+ * store and against its name. */
+static SSL *open_tls(struct job *j, int fd, SSL_CTX **ctx_out)
+{
+	SSL_CTX *ctx = tls_context(j);
+	if (!ctx)
+		return NULL;
+	*ctx_out = ctx;
 	SSL *ssl = SSL_new(ctx);
 	if (!ssl || SSL_set_fd(ssl, fd) != 1 || SSL_set_tlsext_host_name(ssl, j->host) != 1 ||
 	    SSL_set1_host(ssl, j->host) != 1) {
@@ -334,7 +393,8 @@ static bool send_request(struct job *j, SSL *ssl)
 		return false;
 	j->bytes_out += first;
 	uint64_t left = j->body_len - first;
-	set_timeout(j->client, SO_RCVTIMEO, CLIENT_TIMEOUT_SECONDS);
+	if (!set_timeout(j->client, SO_RCVTIMEO, CLIENT_TIMEOUT_SECONDS))
+		return false;
 	char buf[16384];
 	while (left) {
 		ssize_t n = recv(j->client, buf, left < sizeof(buf) ? left : sizeof(buf), 0);
@@ -460,14 +520,16 @@ static char *copy_bytes(const char *data, size_t len)
 static void *run(void *arg)
 {
 	struct job *j = arg;
-	set_timeout(j->client, SO_SNDTIMEO, IDLE_TIMEOUT_SECONDS);
-	int fd = connect_upstream(j);
+	int fd = -1;
+	if (set_timeout(j->client, SO_SNDTIMEO, IDLE_TIMEOUT_SECONDS))
+		fd = connect_upstream(j);
+	else
+		set_failure(j, 502, "setting a timeout: %s", strerror(errno));
 	SSL_CTX *ctx = NULL;
 	SSL *ssl = fd >= 0 ? open_tls(j, fd, &ctx) : NULL;
 	if (ssl) {
-		set_timeout(fd, SO_RCVTIMEO, IDLE_TIMEOUT_SECONDS);
-		set_timeout(fd, SO_SNDTIMEO, IDLE_TIMEOUT_SECONDS);
-		if (send_request(j, ssl))
+		if (set_timeout(fd, SO_RCVTIMEO, IDLE_TIMEOUT_SECONDS) &&
+		    set_timeout(fd, SO_SNDTIMEO, IDLE_TIMEOUT_SECONDS) && send_request(j, ssl))
 			relay_response(j, ssl, fd);
 		else
 			ssl_failure(j, "sending the request to", NULL);

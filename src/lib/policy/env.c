@@ -24,6 +24,18 @@ const char *env_get(char *const *envp, const char *name)
 	return NULL;
 }
 
+void env_put(struct strv *envp, const char *entry)
+{
+	size_t n = strcspn(entry, "=");
+	for (size_t i = 0; i < envp->len; i++)
+		if (!strncmp(envp->items[i], entry, n) && envp->items[i][n] == '=') {
+			free(envp->items[i]);
+			envp->items[i] = xstrdup(entry);
+			return;
+		}
+	strv_push(envp, entry);
+}
+
 /* SPEC.md's list, then the other spellings that carry passwords, keys and
  * connection strings. Matched without regard to case, since a lower-case
  * github_token is as much a secret. "*_AUTH*" would take GIT_AUTHOR_NAME

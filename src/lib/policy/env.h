@@ -12,6 +12,9 @@ char *env_find_program(char *const *envp, const char *name);
 
 #include "base/strv.h"
 
+/* Sets entry ("NAME=VALUE") in envp: in place of NAME's entry, or added. */
+void env_put(struct strv *envp, const char *entry);
+
 /* What the sandboxed command's environment is made of. */
 struct env_rules {
 	bool filter_secrets;	  /* drop names that look like secrets */

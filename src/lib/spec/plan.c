@@ -292,18 +292,6 @@ static int plan_credentials(struct sandbox_spec *s, const struct sandbox_request
 	return 0;
 }
 
-static void env_replace(struct strv *envp, const char *entry)
-{
-	size_t n = strcspn(entry, "=");
-	for (size_t i = 0; i < envp->len; i++)
-		if (!strncmp(envp->items[i], entry, n) && envp->items[i][n] == '=') {
-			free(envp->items[i]);
-			envp->items[i] = xstrdup(entry);
-			return;
-		}
-	strv_push(envp, entry);
-}
-
 /* The profile's variables, over what the command inherits; env.set and
  * --env NAME=VALUE win. Its key variables that the secret filter dropped
  * are noted for the front end to name. */
@@ -322,7 +310,7 @@ static void apply_profile_env(struct sandbox_spec *s)
 			    name, p->name, *e);
 			continue;
 		}
-		env_replace(&s->env.envp, *e);
+		env_put(&s->env.envp, *e);
 		strv_push(&s->env.set, name);
 		strv_push(&s->profile_env, *e);
 		output_debug("agents: %s for the %s profile", *e, p->name);
