@@ -211,8 +211,15 @@ static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long 
 static void on_signal(const struct signalfd_siginfo *si, pid_t child)
 {
 	int sig = (int)si->ssi_signo;
+	bool from_host = si->ssi_code == SI_USER && si->ssi_pid == 0;
+	if (sig == SANDBOX_TERMINATE_SIGNAL) {
+		/* -1 from pid 1: every process of the namespace but us. */
+		if (from_host)
+			kill(-1, SIGTERM);
+		return;
+	}
 	if (sig != SIGCHLD) {
-		if (si->ssi_code == SI_USER && si->ssi_pid == 0)
+		if (from_host)
 			kill(child, sig);
 		return;
 	}
@@ -352,6 +359,9 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 		if (sigaction(sandbox_forwarded_signals[i], &sa, NULL) < 0)
 			die("sigaction: %s", strerror(errno));
 	}
+	sigaddset(&wanted, SANDBOX_TERMINATE_SIGNAL);
+	if (sigaction(SANDBOX_TERMINATE_SIGNAL, &sa, NULL) < 0)
+		die("sigaction: %s", strerror(errno));
 	if (sigaction(SIGCHLD, &sa, NULL) < 0 || sigprocmask(SIG_BLOCK, &wanted, &original) < 0)
 		die("blocking signals: %s", strerror(errno));
 

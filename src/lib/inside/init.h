@@ -4,6 +4,8 @@
  * host's proxy, and exits with the command's status. */
 #pragma once
 
+#include <signal.h>
+
 /* argv: SANDBOX_SELF SANDBOX_INIT_ARG READY_FD STDERR_FD IGNORED_MASK
  * --mounts=FD (--seccomp | --no-seccomp) [--forward=SPEC] [--pids=N] [--command-env=N=V...]
  * (--landlock-rw=PATH... [--landlock-connect=PORT...] | --no-landlock) -- CMD...
@@ -31,6 +33,13 @@
 #define COMMAND_ENV_ARG "--command-env="
 
 _Noreturn void sandbox_init_main(int argc, char **argv);
+
+/* Sent by the host to the init (stop, timeout): the init sends SIGTERM to
+ * every other process of the sandbox, not only the command. A process
+ * inside cannot ask for it: the init acts on it only when it comes from
+ * outside its pid namespace. SIGKILL to the init then ends whatever is
+ * left, the namespace going with it. */
+#define SANDBOX_TERMINATE_SIGNAL (SIGRTMIN + 1)
 
 /* The signals the host forwards into the sandbox. */
 extern const int sandbox_forwarded_signals[];
