@@ -41,6 +41,11 @@ _Noreturn void sandbox_init_main(int argc, char **argv);
  * left, the namespace going with it. */
 #define SANDBOX_TERMINATE_SIGNAL (SIGRTMIN + 1)
 
+/* Sent by `stop` to the supervising agent-sandbox: TERMINATE passes the
+ * request on to the init; KILL, after the grace period, kills the init and
+ * with it the sandbox's pid namespace. */
+#define SANDBOX_KILL_SIGNAL (SIGRTMIN + 2)
+
 /* The signals the host forwards into the sandbox. */
 extern const int sandbox_forwarded_signals[];
 extern const int sandbox_forwarded_signals_len;

@@ -13,6 +13,9 @@
 
 struct sandbox_io {
 	int in, out, err;
+	/* Where the running sandbox takes requests from its owner (exec-into),
+	 * or NULL for none. */
+	const char *control_socket;
 };
 
 /* What --dry-run shows. */

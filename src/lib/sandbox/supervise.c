@@ -183,6 +183,15 @@ static void on_signal(struct watch *w, const struct signalfd_siginfo *si,
 		}
 		return;
 	}
+	if (sig == SANDBOX_TERMINATE_SIGNAL || sig == SANDBOX_KILL_SIGNAL) {
+		/* From `stop` (any process of our uid may signal us; none
+		 * inside the sandbox can: it does not see our pid). */
+		if (w->ready && w->init > 0) {
+			kill(w->init,
+			     sig == SANDBOX_KILL_SIGNAL ? SIGKILL : SANDBOX_TERMINATE_SIGNAL);
+			return;
+		}
+	}
 	if (!w->ready) {
 		/* Interrupted while setting up: nothing has run yet. */
 		if (!w->interrupted_by)
@@ -373,6 +382,8 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 	sigaddset(&handled, SIGCHLD);
 	for (int i = 0; i < sandbox_forwarded_signals_len; i++)
 		sigaddset(&handled, sandbox_forwarded_signals[i]);
+	sigaddset(&handled, SANDBOX_TERMINATE_SIGNAL);
+	sigaddset(&handled, SANDBOX_KILL_SIGNAL);
 	if (sigprocmask(SIG_BLOCK, &handled, &original) < 0)
 		return error_errno(err, ERROR_SETUP, errno, "blocking signals");
 	_cleanup_close_ int sigfd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);

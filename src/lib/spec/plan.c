@@ -992,6 +992,7 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	if (resolve_cwd(req, &s->cwd, err) < 0)
 		return -1;
 	s->cwd_given = req->cwd != NULL;
+	s->project_dir = xstrdup(s->cwd);
 	output_debug("cwd: %s%s", s->cwd, req->cwd ? " (from --cwd)" : "");
 	s->home = dirs_home(envp);
 	s->global_dir = dirs_config(envp, s->home);
@@ -1101,6 +1102,8 @@ int sandbox_plan(const struct sandbox_request *req, struct sandbox_spec *spec, s
 void sandbox_spec_release(struct sandbox_spec *s)
 {
 	free(s->cwd);
+	free(s->project_dir);
+	free(s->branch);
 	free(s->home);
 	free(s->global_dir);
 	free(s->docker_socket);

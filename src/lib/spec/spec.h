@@ -82,7 +82,11 @@ struct git_config_copy {
 };
 
 struct sandbox_spec {
-	char *cwd;		    /* effective working directory, resolved */
+	char *cwd; /* effective working directory, resolved */
+	/* The user's project: the working directory, or in branch mode the
+	 * host repository's top directory. Names and lists sandboxes. */
+	char *project_dir;
+	char *branch;		    /* branch mode: the branch; NULL otherwise */
 	bool cwd_given;		    /* the request named it */
 	char *home;		    /* NULL when unknown */
 	char *global_dir;	    /* $XDG_CONFIG_HOME/agent-sandbox */
