@@ -13,6 +13,7 @@
 #include "policy/pattern.h"
 #include "base/suggest.h"
 #include "base/xalloc.h"
+#include "workspace/instance.h"
 
 const char cli_usage[] =
     "usage: agent-sandbox [flags] [--] CMD [ARGS...]   run CMD in the sandbox\n"
@@ -22,6 +23,10 @@ const char cli_usage[] =
     "       agent-sandbox log [--json] [--blocked] [-n N]   read the audit log\n"
     "       agent-sandbox trust [PATH]                 approve a project config that loosens\n"
     "       agent-sandbox doctor                       check the host and prove the policy\n"
+    "       agent-sandbox list [--json]                the running sandboxes of this user\n"
+    "       agent-sandbox stop NAME...|--all [--timeout SECONDS]\n"
+    "                                                  end sandboxes: SIGTERM to every process,\n"
+    "                                                  SIGKILL after the grace (default 10 s)\n"
     "       agent-sandbox version | --version | -v\n"
     "       agent-sandbox help | --help | -h\n"
     "\n"
@@ -57,6 +62,8 @@ const char cli_usage[] =
     "      --localhost PORT    let the command reach the host's loopback PORT\n"
     "                          (repeatable; like network.localhost)\n"
     "      --resolve NAME=ADDR[:PORT]  pin NAME to ADDR (repeatable; like network.resolve)\n"
+    "      --name NAME         name the running sandbox for list and stop (default: the\n"
+    "                          project directory's name, made unique)\n"
     "\n"
     "log flags (agent-sandbox log [--json] [--blocked] [-n N]):\n"
     "      --json              print the audit records as they are stored\n"
@@ -94,6 +101,7 @@ enum flag_id {
 	F_CREDENTIAL,
 	F_LOCALHOST,
 	F_RESOLVE,
+	F_NAME,
 };
 
 enum flag_arg {
@@ -136,6 +144,7 @@ static const struct flag {
     {"credential", 0, ARG_REQUIRED, F_CREDENTIAL, "a credential name"},
     {"localhost", 0, ARG_REQUIRED, F_LOCALHOST, "a port number"},
     {"resolve", 0, ARG_REQUIRED, F_RESOLVE, "NAME=ADDR[:PORT]"},
+    {"name", 0, ARG_REQUIRED, F_NAME, "a sandbox name"},
 };
 
 static const struct {
@@ -143,9 +152,17 @@ static const struct {
 	enum verb verb;
 	bool takes_flags; /* flags may follow the verb */
 } verbs[] = {
-    {"exec", VERB_RUN, true},	    {"check", VERB_CHECK, false}, {"policy", VERB_POLICY, true},
-    {"doctor", VERB_DOCTOR, false}, {"log", VERB_LOG, true},	  {"version", VERB_VERSION, false},
-    {"help", VERB_HELP, false},	    {"trust", VERB_TRUST, false},
+    {"exec", VERB_RUN, true},
+    {"check", VERB_CHECK, false},
+    {"policy", VERB_POLICY, true},
+    {"doctor", VERB_DOCTOR, false},
+    {"log", VERB_LOG, true},
+    {"version", VERB_VERSION, false},
+    {"help", VERB_HELP, false},
+    {"trust", VERB_TRUST, false},
+    /* list and stop read their own arguments (cli->command). */
+    {"list", VERB_LIST, false},
+    {"stop", VERB_STOP, false},
 };
 
 static int parse_bool(const char *flag, const char *value, bool *out, struct error *err)
@@ -424,6 +441,12 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 	case F_LOCALHOST:
 	case F_RESOLVE:
 		return add_network_flag(cli, f->id, value, err);
+	case F_NAME:
+		if (instance_check_name(value, err) < 0)
+			return error_prefix(err, "flag --name");
+		free(cli->name);
+		cli->name = xstrdup(value);
+		return 0;
 	}
 	return 0;
 }
@@ -546,7 +569,14 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 		return -1;
 	}
 
+	if (cli->name && cli->verb != VERB_RUN)
+		return error_set(err, ERROR_USAGE,
+				 "flag --name is for running a command: "
+				 "agent-sandbox --name NAME CMD...");
 	switch (cli->verb) {
+	case VERB_LIST:
+	case VERB_STOP:
+		return 0;
 	case VERB_RUN:
 		if (!cli->command[0] && !verb_set) {
 			error_set(err, ERROR_USAGE, "missing the command to run");
@@ -599,6 +629,8 @@ void cli_release(struct cli *cli)
 	free(cli->config_path);
 	free(cli->agent);
 	cli->agent = NULL;
+	free(cli->name);
+	cli->name = NULL;
 	rule_list_release(&cli->rules);
 	rule_list_release(&cli->sockets);
 	strv_release(&cli->env_allow);

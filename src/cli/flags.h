@@ -19,6 +19,8 @@ enum verb {
 	VERB_LOG,
 	VERB_VERSION,
 	VERB_HELP,
+	VERB_LIST,
+	VERB_STOP,
 };
 
 enum tristate {
@@ -53,6 +55,7 @@ struct cli {
 	bool log_json;		 /* log --json */
 	bool log_blocked;	 /* log --blocked */
 	long log_limit;		 /* log -n N; -1 for all */
+	char *name;		 /* --name NAME, validated */
 };
 
 int cli_parse(int argc, char **argv, struct cli *cli, struct error *err);

@@ -51,6 +51,10 @@ static int run_verb(const struct cli *cli, char **envp, const struct cli_io *io,
 		return verb_trust(cli, envp, io, err);
 	case VERB_RUN:
 		return verb_run(cli, envp, io, err);
+	case VERB_LIST:
+		return verb_list(cli, envp, io, err);
+	case VERB_STOP:
+		return verb_stop(cli, envp, io, err);
 	}
 	return error_set(err, ERROR_INTERNAL, "this verb is not supported yet");
 }

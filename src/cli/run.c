@@ -4,10 +4,12 @@
 
 #include "base/cleanup.h"
 #include "base/io.h"
+#include "base/output.h"
 #include "base/strbuf.h"
 #include "base/term_escape.h"
 #include "cli/report.h"
 #include "cli/verbs.h"
+#include "workspace/instance.h"
 #include "agent-sandbox.h"
 
 /* A withdrawn approval is news to the user: the next run of the same
@@ -112,8 +114,26 @@ int verb_run(const struct cli *cli, char **envp, const struct cli_io *io, struct
 	sandbox_seed_agents(&s);
 
 	struct sandbox_io sio = {.in = io->in, .out = io->out, .err = io->err};
+	/* The record that list and stop read, removed on every way out of
+	 * here. A nested run has none: its supervisor lives in the outer
+	 * sandbox's pid namespace, where the host's stop cannot verify or
+	 * reach it, and it cannot write the host's runtime directory; stopping
+	 * the outer sandbox ends it. */
+	_cleanup_instance_claim_ struct instance_claim claim = INSTANCE_CLAIM_INIT;
+	if (!s.nested) {
+		if (instance_register(&s, envp, cli->name, &claim, err) < 0)
+			return -1;
+		output_debug("sandbox name: %s (record %s)", claim.name, claim.record);
+		sio.control_socket = claim.control_socket;
+	}
 	_cleanup_sandbox_result_ struct sandbox_result result = {0};
 	int status = sandbox_launch(&s, &sio, &result, err);
+	if (result.stopped) {
+		_cleanup_free_ char *name = term_escape(claim.name);
+		(void)write_str(io->err, "agent-sandbox: ");
+		(void)write_str(io->err, name);
+		(void)write_str(io->err, " was stopped by agent-sandbox stop\n");
+	}
 	/* The init says "command not found"; when the program is on the host
 	 * in a place the sandbox hides, say that too. */
 	struct hidden_command hidden;

@@ -21,6 +21,8 @@ int verb_run(const struct cli *cli, char **envp, const struct cli_io *io, struct
 int verb_policy(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
 int verb_log(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
 int verb_trust(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
+int verb_list(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
+int verb_stop(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
 int verb_check(const struct cli_io *io, struct error *err);
 int verb_version(const struct cli_io *io, struct error *err);
 int verb_help(const struct cli_io *io, struct error *err);

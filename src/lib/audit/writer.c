@@ -218,6 +218,8 @@ void audit_run_end(struct audit *a, int status, const char *error)
 	if (error)
 		json_object_object_add(r, "error", json_object_new_string(error));
 	json_object_object_add(r, "duration_ms", json_object_new_int64(ms));
+	if (a->stopped)
+		json_object_object_add(r, "stopped", json_object_new_boolean(true));
 	if (a->blocked_dropped)
 		json_object_object_add(r, "blocked_dropped",
 				       json_object_new_int64((int64_t)a->blocked_dropped));

@@ -51,6 +51,7 @@ struct audit {
 	atomic_ulong write_errors;
 	atomic_int write_errno;
 	atomic_bool cut_line; /* the log ends inside a record cut short */
+	bool stopped;	      /* `agent-sandbox stop` ended the run: the end record says so */
 };
 
 #define AUDIT_BLOCKED_MAX 1000	/* blocked reports from inside, per run */

@@ -728,6 +728,7 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 		req.sources[req.sources_len++] = (struct supervise_source){
 		    .fd = secrets_fd, .ready = dispatch_secrets, .ctx = l.secrets};
 	int status = supervisor_run(&l.sv, &req, err);
+	result->stopped = l.audit.stopped = l.sv.stop_requested;
 	supervisor_release(&l.sv);
 	l.sv_ready = false;
 	if (l.guard) {

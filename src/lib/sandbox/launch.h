@@ -41,6 +41,7 @@ int sandbox_render(const struct sandbox_spec *spec, const struct sandbox_io *io,
 struct sandbox_result {
 	struct guard *guard;	  /* NULL when none ran */
 	struct strv secret_reads; /* masked paths opened, as the sandbox sees them */
+	bool stopped;		  /* `agent-sandbox stop` ended it */
 };
 
 void sandbox_result_release(struct sandbox_result *r);

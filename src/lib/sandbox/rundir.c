@@ -44,8 +44,7 @@ char *rundir_base(const char *xdg_runtime_dir)
 		   : xasprintf("/tmp/agent-sandbox-%u", (unsigned)geteuid());
 }
 
-/* rundir_base(), created and checked. */
-static int prepare_base(const char *xdg_runtime_dir, char **out, struct error *err)
+int rundir_prepare(const char *xdg_runtime_dir, char **out, struct error *err)
 {
 	*out = rundir_base(xdg_runtime_dir);
 	return ensure_private_dir(*out, err);
@@ -54,7 +53,7 @@ static int prepare_base(const char *xdg_runtime_dir, char **out, struct error *e
 int rundir_empty_file(const char *xdg_runtime_dir, char **out, struct error *err)
 {
 	_cleanup_free_ char *dir = NULL;
-	if (prepare_base(xdg_runtime_dir, &dir, err) < 0)
+	if (rundir_prepare(xdg_runtime_dir, &dir, err) < 0)
 		return -1;
 
 	_cleanup_free_ char *path = xasprintf("%s/empty", dir);
@@ -88,7 +87,7 @@ static int private_dir(const char *xdg_runtime_dir, const char *prefix, char **o
 		       struct error *err)
 {
 	_cleanup_free_ char *dir = NULL;
-	if (prepare_base(xdg_runtime_dir, &dir, err) < 0)
+	if (rundir_prepare(xdg_runtime_dir, &dir, err) < 0)
 		return -1;
 	_cleanup_free_ char *made = xasprintf("%s/%s-XXXXXX", dir, prefix);
 	if (!mkdtemp(made))

@@ -8,6 +8,10 @@
  * created or checked. */
 char *rundir_base(const char *xdg_runtime_dir);
 
+/* rundir_base(), created when missing and checked: a directory (not a
+ * symlink) owned by us with mode 0700, or an error. */
+int rundir_prepare(const char *xdg_runtime_dir, char **out, struct error *err);
+
 /* Returns the path of an empty, read-only file owned by us, which the
  * sandbox mounts over excluded files. It lives in $XDG_RUNTIME_DIR/
  * agent-sandbox (or /tmp/agent-sandbox-UID) and is created once. */

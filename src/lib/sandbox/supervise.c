@@ -156,6 +156,7 @@ struct watch {
 	int status;
 	bool ready;
 	bool stopped;		/* an event source asked for the sandbox to stop */
+	bool stop_requested;	/* `stop` sent SANDBOX_TERMINATE_SIGNAL or _KILL_SIGNAL */
 	int interrupted_by;	/* a signal that arrived before the sandbox was up */
 	struct strbuf captured; /* bwrap's stderr before ready */
 	struct strbuf info;
@@ -186,6 +187,7 @@ static void on_signal(struct watch *w, const struct signalfd_siginfo *si,
 	if (sig == SANDBOX_TERMINATE_SIGNAL || sig == SANDBOX_KILL_SIGNAL) {
 		/* From `stop` (any process of our uid may signal us; none
 		 * inside the sandbox can: it does not see our pid). */
+		w->stop_requested = true;
 		if (w->ready && w->init > 0) {
 			kill(w->init,
 			     sig == SANDBOX_KILL_SIGNAL ? SIGKILL : SANDBOX_TERMINATE_SIGNAL);
@@ -415,6 +417,7 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 	}
 	restore_foreground(req->in, was_foreground);
 	sigprocmask(SIG_SETMASK, &original, NULL);
+	sv->stop_requested = w.stop_requested;
 
 	int result;
 	if (r < 0) {

@@ -14,6 +14,7 @@ struct supervisor {
 	int info_pipe[2];	       /* bwrap's --info-fd: the init's host pid */
 	int stderr_copy;	       /* the real stderr, handed through to the command */
 	unsigned long ignored_signals; /* forwarded signals we were started with ignored */
+	bool stop_requested;	       /* `stop` sent its signals (inside/init.h) */
 };
 
 /* Creates the descriptors whose numbers go into the bwrap arguments. */
