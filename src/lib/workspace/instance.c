@@ -101,21 +101,51 @@ static unsigned long long proc_start_time(pid_t pid)
 	return 0;
 }
 
-static bool proc_uids_are_ours(pid_t pid)
+/* The value of a "Key:" line of /proc/PID/status, which (unlike exe and
+ * ns/) any process of the same uid can read even when the process is not
+ * dumpable, as a supervisor holding injected keys is not. */
+static char *status_field(const char *status, const char *key)
 {
-	_cleanup_free_ char *path = xasprintf("/proc/%d/status", (int)pid);
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *needle = xasprintf("\n%s:", key);
+	const char *p = strstr(status, needle);
+	if (!p)
+		return NULL;
+	p += strlen(needle);
+	p += strspn(p, " \t");
+	return xstrndup(p, strcspn(p, "\n"));
+}
+
+static char *read_status(pid_t pid)
+{
+	_cleanup_free_ char *path =
+	    pid ? xasprintf("/proc/%d/status", (int)pid) : xstrdup("/proc/self/status");
+	char *text = NULL;
 	size_t len;
-	if (read_file(path, 64 * 1024, &text, &len) < 0)
-		return false;
-	char *line = strstr(text, "\nUid:");
-	if (!line)
-		return false;
-	unsigned long r, e, s, f;
-	if (sscanf(line + 5, "%lu %lu %lu %lu", &r, &e, &s, &f) != 4)
-		return false;
+	return read_file(path, 64 * 1024, &text, &len) < 0 ? NULL : text;
+}
+
+/* Real, effective and saved uid all ours. */
+static bool uids_are_ours(const char *status)
+{
+	_cleanup_free_ char *uids = status_field(status, "Uid");
+	unsigned long r, e, s;
 	uid_t me = getuid();
-	return r == me && e == me && s == me;
+	return uids && sscanf(uids, "%lu %lu %lu", &r, &e, &s) == 3 && r == me && e == me &&
+	       s == me;
+}
+
+/* How deep in nested pid namespaces: the number of pids on NSpid. */
+static size_t pid_ns_depth(const char *status)
+{
+	_cleanup_free_ char *pids = status_field(status, "NSpid");
+	size_t n = 0;
+	for (char *p = pids; p && *p; n++) {
+		p += strspn(p, " \t");
+		if (!*p)
+			break;
+		p += strcspn(p, " \t");
+	}
+	return n;
 }
 
 static bool same_file(const char *a, const char *b)
@@ -125,31 +155,41 @@ static bool same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
-/* Whether the program of pid is ours: the same file, or (after an upgrade
- * replaced it) one that was at the same path. */
-static bool proc_runs_us(pid_t pid)
+/* Whether the program of pid is ours: the same file, or one that was at
+ * the same path before an upgrade replaced it. A process that is not
+ * dumpable hides its exe: then its name must be ours. */
+static bool proc_runs_us(pid_t pid, const char *status)
 {
 	_cleanup_free_ char *exe = xasprintf("/proc/%d/exe", (int)pid);
 	if (same_file(exe, "/proc/self/exe"))
 		return true;
 	_cleanup_free_ char *theirs = NULL, *mine = NULL;
-	if (path_read_link(exe, &theirs) < 0 || path_read_link("/proc/self/exe", &mine) < 0)
+	int r = path_read_link(exe, &theirs);
+	if (r == -EACCES || r == -EPERM) {
+		_cleanup_free_ char *self = read_status(0);
+		_cleanup_free_ char *name = status_field(status, "Name");
+		_cleanup_free_ char *my_name = self ? status_field(self, "Name") : NULL;
+		return name && my_name && !strcmp(name, my_name);
+	}
+	if (r < 0 || path_read_link("/proc/self/exe", &mine) < 0)
 		return false;
 	size_t n = strlen(mine);
 	return !strncmp(theirs, mine, n) && !strcmp(theirs + n, " (deleted)");
 }
 
 /* Whether pid is, right now, what the record says: a process of our uid,
- * started when the record says, running agent-sandbox, in our pid
- * namespace (the sandbox's own init and wrappers run agent-sandbox too,
- * but in the sandbox's namespace). */
+ * started when the record says, running agent-sandbox, in a pid namespace
+ * as deep as ours (the sandbox's own init and wrappers run agent-sandbox
+ * too, but one namespace deeper). */
 static bool is_our_supervisor(const struct instance *in)
 {
 	if (in->pid <= 1 || in->pid_start == 0 || proc_start_time(in->pid) != in->pid_start)
 		return false;
-	_cleanup_free_ char *ns = xasprintf("/proc/%d/ns/pid", (int)in->pid);
-	return proc_uids_are_ours(in->pid) && proc_runs_us(in->pid) &&
-	       same_file(ns, "/proc/self/ns/pid");
+	_cleanup_free_ char *status = read_status(in->pid);
+	_cleanup_free_ char *self = read_status(0);
+	return status && self && uids_are_ours(status) &&
+	       pid_ns_depth(status) == pid_ns_depth(self) && pid_ns_depth(self) > 0 &&
+	       proc_runs_us(in->pid, status);
 }
 
 static int state_dir(char *const *envp, char **out, struct error *err)
