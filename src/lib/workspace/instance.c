@@ -62,14 +62,19 @@ static bool name_char(char c)
 	return isascii((unsigned char)c) && (isalnum((unsigned char)c) || strchr("_.-", c));
 }
 
-int instance_check_name(const char *name, struct error *err)
+static bool name_valid(const char *name)
 {
 	size_t len = strlen(name);
 	bool ok = len >= 1 && len <= INSTANCE_NAME_MAX && isascii((unsigned char)name[0]) &&
 		  isalnum((unsigned char)name[0]) && !strstr(name, "..");
 	for (size_t i = 0; ok && i < len; i++)
 		ok = name_char(name[i]);
-	if (ok)
+	return ok;
+}
+
+int instance_check_name(const char *name, struct error *err)
+{
+	if (name_valid(name))
 		return 0;
 	return error_set(err, ERROR_USAGE,
 			 "invalid sandbox name \"%s\": expected 1 to %d letters, digits, \"_\", "
@@ -238,7 +243,7 @@ static struct json_object *opt_string(const char *s)
 	return s ? json_object_new_string(s) : NULL;
 }
 
-static char *record_text(const struct instance *in)
+char *instance_record_text(const struct instance *in)
 {
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "name", json_object_new_string(in->name));
@@ -280,8 +285,7 @@ static int64_t get_int(struct json_object *o, const char *key)
 	return n < 0 ? 0 : n;
 }
 
-/* A record as written by record_text; false for anything else. */
-static bool parse_record(const char *text, struct instance *in)
+bool instance_parse_record(const char *text, struct instance *in)
 {
 	*in = (struct instance){.command = STRV_INIT};
 	struct json_object *o = json_tokener_parse(text);
@@ -316,7 +320,7 @@ static bool parse_record(const char *text, struct instance *in)
 		in->limits.tmp_bytes = (unsigned long long)get_int(v, "tmp_bytes");
 	}
 	json_object_put(o);
-	return in->name && in->pid > 0;
+	return in->name && name_valid(in->name) && in->pid > 0;
 }
 
 /* Reads dir/file, a record of ours: a regular file we own, no symlink. */
@@ -331,7 +335,7 @@ static bool read_record(int dir_fd, const char *file, struct instance *in)
 	size_t len;
 	if (read_fd(fd, RECORD_MAX, &text, &len) < 0)
 		return false;
-	return parse_record(text, in);
+	return instance_parse_record(text, in);
 }
 
 /* Removes name's record and control socket. */
@@ -361,17 +365,14 @@ static bool name_taken(int dir_fd, const char *name)
 	return fstatat(dir_fd, file, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* The default name: the project directory's name, and the branch in branch
- * mode, with every character a name may not hold turned into '-'. */
-static char *default_name(const struct sandbox_spec *s)
+char *instance_default_name(const char *project, const char *branch)
 {
-	const char *project = s->project_dir ? s->project_dir : s->cwd;
 	const char *base = project ? strrchr(project, '/') : NULL;
 	base = base && base[1] ? base + 1 : "sandbox";
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, base);
-	if (s->branch)
-		strbuf_addf(&sb, "-%s", s->branch);
+	if (branch)
+		strbuf_addf(&sb, "-%s", branch);
 	for (size_t i = 0; i < sb.len; i++)
 		if (!name_char(sb.buf[i]) || (sb.buf[i] == '.' && i > 0 && sb.buf[i - 1] == '.'))
 			sb.buf[i] = '-';
@@ -392,7 +393,7 @@ static int claim(int dir_fd, const char *dir, const struct instance *in, bool *t
 		 struct error *err)
 {
 	*taken = false;
-	_cleanup_free_ char *text = record_text(in);
+	_cleanup_free_ char *text = instance_record_text(in);
 	_cleanup_free_ char *tmp = xasprintf(".%s.json.%d", in->name, (int)getpid());
 	(void)unlinkat(dir_fd, tmp, 0);
 	_cleanup_close_ int fd =
@@ -433,6 +434,9 @@ int instance_register(const struct sandbox_spec *s, char *const *envp, const cha
 	_cleanup_free_ char *network = xstrdup(s->cfg.network.mode == NETWORK_HOST   ? "host"
 					       : s->cfg.network.mode == NETWORK_NONE ? "none"
 										     : "filtered");
+	/* The digest the audit log's start record has, to match the two. */
+	_cleanup_free_ char *digest =
+	    audit_policy_digest(&s->policy, network, s->cfg.read_only.value);
 	struct instance in = {
 	    .pid = getpid(),
 	    .pid_start = proc_start_time(getpid()),
@@ -442,11 +446,12 @@ int instance_register(const struct sandbox_spec *s, char *const *envp, const cha
 	    .workdir = s->cwd,
 	    .command = s->command,
 	    .network = network,
-	    .policy_digest = audit_policy_digest(&s->policy, network, s->cfg.read_only.value),
+	    .policy_digest = digest,
 	    .limits = s->limits,
 	};
-	_cleanup_free_ char *digest = in.policy_digest;
-	_cleanup_free_ char *base = name ? xstrdup(name) : default_name(s);
+	_cleanup_free_ char *base =
+	    name ? xstrdup(name)
+		 : instance_default_name(s->project_dir ? s->project_dir : s->cwd, s->branch);
 	for (unsigned n = 1; n <= UNIQUE_MAX; n++) {
 		_cleanup_free_ char *candidate =
 		    n == 1 ? xstrdup(base) : xasprintf("%s-%u", base, n);

@@ -46,6 +46,17 @@ DEFINE_CLEANUP_FUNC(struct instance_list, instance_list_release)
  * ERROR_USAGE naming the expected form otherwise. */
 int instance_check_name(const char *name, struct error *err);
 
+/* The name a run gets without --name (before it is made unique): the
+ * project directory's name, "-" and the branch in branch mode, each
+ * character a name may not hold turned into '-'. */
+char *instance_default_name(const char *project_dir, const char *branch);
+
+/* A record's text (one JSON object and a newline), and back. Parsing
+ * accepts what instance_record_text writes and refuses a text without a
+ * name or a pid; *in is to be released either way. */
+char *instance_record_text(const struct instance *in);
+bool instance_parse_record(const char *text, struct instance *in);
+
 /* The record of this run while it is held; instance_unregister removes it. */
 struct instance_claim {
 	char *name;
