@@ -326,6 +326,7 @@ bool instance_parse_record(const char *text, struct instance *in)
 /* Reads dir/file, a record of ours: a regular file we own, no symlink. */
 static bool read_record(int dir_fd, const char *file, struct instance *in)
 {
+	*in = (struct instance){.command = STRV_INIT};
 	_cleanup_close_ int fd =
 	    openat(dir_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
