@@ -169,6 +169,22 @@ test_stop_kills_after_the_grace_when_the_command_ignores_sigterm()
 	expect_no_file "$STATE/stubborn.json"
 }
 
+test_stop_reaches_a_supervisor_that_holds_an_injected_key()
+{
+	use_private_rundir
+	# Holding the key, the supervisor is not dumpable: its exe and
+	# namespaces are closed to the user, and stop checks what it can.
+	ANTHROPIC_API_KEY=sk-ant-lifecycle-test-key bg_sbx a --name keyed --credential anthropic \
+		sh -c "$(tree_cmd 3351)"
+	pid=$bg_pid
+	wait_file ready-3351
+	sbx stop keyed --timeout 5
+	expect_status 0
+	expect_out_contains "keyed: stopped"
+	wait_gone "$pid"
+	[ "$(count_sleeps 3351)" -eq 0 ] || fail "processes of the stopped sandbox are left"
+}
+
 test_stop_all_ends_every_sandbox()
 {
 	use_private_rundir

@@ -112,10 +112,16 @@ static unsigned long long proc_start_time(pid_t pid)
 static char *status_field(const char *status, const char *key)
 {
 	_cleanup_free_ char *needle = xasprintf("\n%s:", key);
-	const char *p = strstr(status, needle);
-	if (!p)
-		return NULL;
-	p += strlen(needle);
+	/* The first line has no newline before it. */
+	size_t len = strlen(needle + 1);
+	const char *p = status;
+	if (strncmp(status, needle + 1, len)) {
+		p = strstr(status, needle);
+		if (!p)
+			return NULL;
+		p++;
+	}
+	p += len;
 	p += strspn(p, " \t");
 	return xstrndup(p, strcspn(p, "\n"));
 }
