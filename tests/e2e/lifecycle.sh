@@ -26,6 +26,9 @@ bg_sbx()
 	shift
 	"$AS" "$@" >"$T/$label.out" 2>"$T/$label.err" </dev/null &
 	bg_pid=$!
+	# A run whose record is gone is not reached by stop --all: the
+	# teardown sends it SIGTERM, which it passes on.
+	echo "$bg_pid" >>"$T/pids"
 }
 
 # Waits until file $1 exists (the command inside made it).
@@ -270,6 +273,8 @@ EOF
 	sbx stop reused
 	expect_status 2
 	kill -0 "$pid" || fail "a record that does not match stopped the sandbox"
+	kill "$pid"
+	wait_gone "$pid"
 }
 
 test_stop_unknown_name_exits_2_and_names_the_running_ones()

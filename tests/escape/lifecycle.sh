@@ -97,6 +97,7 @@ test_changed_own_record_cannot_redirect_stop()
 			$STATE/self.json >$STATE/tmp && mv $STATE/tmp $STATE/self.json && touch ready
 		exec sleep 4502" </dev/null >"$T/self.out" 2>"$T/self.err" &
 	self=$!
+	echo "$self" >>"$T/pids"
 	wait_file ready
 	grep -q "\"pid\":$victim," "$STATE/self.json" || fail "the record was not changed: $(cat "$STATE/self.json")"
 	sbx stop self --timeout 0
@@ -105,6 +106,11 @@ test_changed_own_record_cannot_redirect_stop()
 	# The sandbox is not lost to its user: it still ends with its
 	# supervisor.
 	kill "$self"
+	for _ in $(seq 300); do
+		kill -0 "$self" 2>/dev/null || break
+		sleep 0.03
+	done
+	! kill -0 "$self" 2>/dev/null || fail "the sandbox did not end with SIGTERM to its supervisor"
 }
 
 test_forged_record_naming_the_sandbox_init_is_refused()
@@ -112,6 +118,7 @@ test_forged_record_naming_the_sandbox_init_is_refused()
 	use_private_rundir
 	"$AS" --name boxed sh -c 'touch ready; exec sleep 4503' </dev/null >/dev/null 2>&1 &
 	sup=$!
+	echo "$sup" >>"$T/pids"
 	wait_file ready
 	# The init runs agent-sandbox too, as our uid, one pid namespace down:
 	# the descendant of the supervisor that runs the same file.
@@ -151,6 +158,7 @@ test_record_symlink_and_renamed_record_are_not_followed()
 	use_private_rundir
 	"$AS" --name real sh -c 'touch ready; exec sleep 4504' </dev/null >/dev/null 2>&1 &
 	sup=$!
+	echo "$sup" >>"$T/pids"
 	wait_file ready
 	# A symlink to the real record, and a copy under another name: either
 	# would let one name stop another sandbox.
