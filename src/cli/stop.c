@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/cleanup.h"
 #include "base/io.h"
@@ -34,6 +35,14 @@ static int parse_timeout(const char *value, unsigned *out, struct error *err)
 				 value ? value : "", STOP_GRACE_MAX_S);
 	*out = (unsigned)n;
 	return 0;
+}
+
+/* Another sandbox may still stop: the last failure is the one reported. */
+static int keep_error(struct error *err, struct error *from)
+{
+	error_release(err);
+	*err = steal_struct(from);
+	return -1;
 }
 
 /* Unknown name: say which are running, and the nearest one. */
@@ -102,30 +111,43 @@ int verb_stop(const struct cli *cli, char **envp, const struct cli_io *io, struc
 		if (!instance_find(&l, names.items[i]))
 			return unknown_name(&l, names.items[i], err);
 
+	/* All are signalled first and share one grace period: --all with
+	 * many sandboxes takes the grace once, not once each. */
+	struct timespec deadline;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += grace;
+	struct instance_stopping *st = xcalloc(l.len ? l.len : 1, sizeof(*st));
 	int status = 0;
+	for (size_t i = 0; i < l.len; i++) {
+		st[i].pidfd = -1;
+		st[i].outcome = INSTANCE_GONE;
+		if (!all && !strv_contains(&names, l.items[i].name))
+			continue;
+		_cleanup_error_ struct error serr = ERROR_INIT;
+		if (instance_stop_begin(&l.items[i], &st[i], &serr) < 0) {
+			st[i].in = NULL;
+			status = keep_error(err, &serr);
+		}
+	}
 	_cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
 	for (size_t i = 0; i < l.len; i++) {
-		const struct instance *in = &l.items[i];
-		if (!all && !strv_contains(&names, in->name))
+		if (!st[i].in)
 			continue;
-		enum instance_stop_outcome outcome;
 		_cleanup_error_ struct error serr = ERROR_INIT;
-		_cleanup_free_ char *name = term_escape(in->name);
-		if (instance_stop(in, grace * 1000, &outcome, &serr) < 0) {
-			/* Go on with the others; the last failure is the one
-			 * reported. */
-			error_release(err);
-			*err = steal_struct(&serr);
-			status = -1;
+		if (instance_stop_finish(&st[i], &deadline, &serr) < 0) {
+			status = keep_error(err, &serr);
 			continue;
 		}
-		if (outcome == INSTANCE_KILLED && status == 0)
+		if (st[i].outcome == INSTANCE_KILLED && status == 0)
 			status = EXIT_STOP_KILLED;
+		_cleanup_free_ char *name = term_escape(l.items[i].name);
 		strbuf_addf(&out, "%s: %s\n", name,
-			    outcome == INSTANCE_STOPPED	 ? "stopped"
-			    : outcome == INSTANCE_KILLED ? "killed (it outlived the grace period)"
-							 : "had ended already");
+			    st[i].outcome == INSTANCE_STOPPED ? "stopped"
+			    : st[i].outcome == INSTANCE_KILLED
+				? "killed (it outlived the grace period)"
+				: "had ended already");
 	}
+	free(st);
 	int w = write_all(io->out, out.buf, out.len);
 	if (status < 0)
 		return -1;

@@ -208,6 +208,28 @@ test_stop_all_ends_every_sandbox()
 	expect_out ""
 }
 
+test_stop_all_gives_every_sandbox_the_same_grace()
+{
+	use_private_rundir
+	bg_sbx a --name slow1 sh -c "trap '' TERM; $(tree_cmd 3451)"
+	p1=$bg_pid
+	bg_sbx b --name slow2 sh -c "trap '' TERM; $(tree_cmd 3452)"
+	p2=$bg_pid
+	wait_file ready-3451
+	wait_file ready-3452
+	start=$(date +%s%N)
+	sbx stop --all --timeout 2
+	took=$((($(date +%s%N) - start) / 1000000))
+	expect_status 3
+	expect_out_contains "slow1: killed"
+	expect_out_contains "slow2: killed"
+	# One grace for both (2 s), not one each (4 s).
+	[ "$took" -lt 3800 ] || fail "stop --all took $took ms"
+	wait_gone "$p1"
+	wait_gone "$p2"
+	[ "$(count_sleeps 3451)$(count_sleeps 3452)" = 00 ] || fail "processes are left"
+}
+
 test_stop_is_recorded_in_the_audit_log()
 {
 	use_private_rundir

@@ -622,24 +622,20 @@ static bool wait_exit(int pidfd, unsigned ms)
 	}
 }
 
-int instance_stop(const struct instance *in, unsigned grace_ms, enum instance_stop_outcome *out,
-		  struct error *err)
+int instance_stop_begin(const struct instance *in, struct instance_stopping *st, struct error *err)
 {
+	*st = (struct instance_stopping){.in = in, .pidfd = -1, .outcome = INSTANCE_GONE};
 	/* The pidfd first: it keeps naming the process it was opened on, so
 	 * what is checked below is what gets the signals. */
 	_cleanup_close_ int pidfd = pidfd_open(in->pid);
-	if (pidfd < 0 && errno == ESRCH) {
-		*out = INSTANCE_GONE;
+	if (pidfd < 0 && errno == ESRCH)
 		return 0;
-	}
 	if (pidfd < 0)
 		return error_errno(err, ERROR_SETUP, errno, "stopping %s: pidfd_open(%d)", in->name,
 				   (int)in->pid);
 	if (!is_our_supervisor(in)) {
-		if (proc_start_time(in->pid) != in->pid_start) {
-			*out = INSTANCE_GONE;
+		if (proc_start_time(in->pid) != in->pid_start)
 			return 0;
-		}
 		error_set(err, ERROR_DENIED,
 			  "not stopping %s: process %d is not an agent-sandbox supervisor of "
 			  "uid %u",
@@ -648,22 +644,38 @@ int instance_stop(const struct instance *in, unsigned grace_ms, enum instance_st
 		return -1;
 	}
 	if (pidfd_send_signal(pidfd, SANDBOX_TERMINATE_SIGNAL) < 0) {
-		if (errno == ESRCH) {
-			*out = INSTANCE_GONE;
+		if (errno == ESRCH)
 			return 0;
-		}
 		return error_errno(err, ERROR_SETUP, errno, "stopping %s", in->name);
 	}
-	if (wait_exit(pidfd, grace_ms)) {
-		*out = INSTANCE_STOPPED;
+	st->pidfd = steal_fd(&pidfd);
+	st->outcome = INSTANCE_STOPPED;
+	return 0;
+}
+
+static long long remaining_ms(const struct timespec *deadline)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long long ms =
+	    (deadline->tv_sec - now.tv_sec) * 1000LL + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms > 0 ? ms : 0;
+}
+
+int instance_stop_finish(struct instance_stopping *st, const struct timespec *deadline,
+			 struct error *err)
+{
+	if (st->pidfd < 0)
 		return 0;
-	}
+	_cleanup_close_ int pidfd = steal_fd(&st->pidfd);
+	if (wait_exit(pidfd, (unsigned)remaining_ms(deadline)))
+		return 0;
+	st->outcome = INSTANCE_KILLED;
 	if (pidfd_send_signal(pidfd, SANDBOX_KILL_SIGNAL) < 0 && errno != ESRCH)
-		return error_errno(err, ERROR_SETUP, errno, "killing %s", in->name);
+		return error_errno(err, ERROR_SETUP, errno, "killing %s", st->in->name);
 	if (!wait_exit(pidfd, KILL_WAIT_MS))
 		return error_set(err, ERROR_SETUP,
 				 "%s (pid %d) did not exit %d s after SIGKILL of its sandbox",
-				 in->name, (int)in->pid, KILL_WAIT_MS / 1000);
-	*out = INSTANCE_KILLED;
+				 st->in->name, (int)st->in->pid, KILL_WAIT_MS / 1000);
 	return 0;
 }

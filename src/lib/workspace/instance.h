@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "base/cleanup.h"
 #include "base/error.h"
@@ -100,11 +101,20 @@ enum instance_stop_outcome {
 	INSTANCE_GONE,	  /* had already ended */
 };
 
-/* Stops a running sandbox: SANDBOX_TERMINATE_SIGNAL to its supervisor (its
- * init then sends SIGTERM to every process of the sandbox), SANDBOX_KILL_
- * SIGNAL after grace_ms (the whole pid namespace dies), and waits for the
- * supervisor to exit. Signals nothing unless the record's pid is, right
- * now, an agent-sandbox supervisor of this user started when the record
- * says: ERROR_DENIED otherwise. */
-int instance_stop(const struct instance *in, unsigned grace_ms, enum instance_stop_outcome *out,
-		  struct error *err);
+/* Stopping a running sandbox, in two steps so that many stop at once.
+ * instance_stop_begin sends SANDBOX_TERMINATE_SIGNAL to its supervisor
+ * (the init then sends SIGTERM to every process of the sandbox), but only
+ * when the record's pid is, right now, an agent-sandbox supervisor of this
+ * user started when the record says (ERROR_DENIED otherwise, nothing
+ * signalled). instance_stop_finish waits for the supervisor to exit until
+ * deadline (CLOCK_MONOTONIC), then sends SANDBOX_KILL_SIGNAL (the whole
+ * pid namespace dies) and waits again. */
+struct instance_stopping {
+	const struct instance *in;
+	int pidfd; /* -1 once there is nothing to wait for */
+	enum instance_stop_outcome outcome;
+};
+
+int instance_stop_begin(const struct instance *in, struct instance_stopping *st, struct error *err);
+int instance_stop_finish(struct instance_stopping *st, const struct timespec *deadline,
+			 struct error *err);
