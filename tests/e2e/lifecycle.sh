@@ -79,6 +79,19 @@ tree_cmd()
 	echo "sleep $1 & sh -c 'trap \"\" TERM; exec sleep $1' & touch ready-$1; wait"
 }
 
+# Starts two sandboxes, NAME1 running tree_cmd N1 and NAME2 tree_cmd N2,
+# each after the shell text $5 (e.g. ignoring SIGTERM), and waits until
+# both run; their supervisors' pids in $p1 and $p2.
+start_two()
+{
+	bg_sbx a --name "$1" sh -c "${5:-}$(tree_cmd "$2")"
+	p1=$bg_pid
+	bg_sbx b --name "$3" sh -c "${5:-}$(tree_cmd "$4")"
+	p2=$bg_pid
+	wait_file "ready-$2"
+	wait_file "ready-$4"
+}
+
 test_list_shows_two_running_sandboxes_with_their_fields()
 {
 	use_private_rundir
@@ -134,12 +147,9 @@ test_list_escapes_terminal_controls_from_the_record()
 test_stop_ends_the_whole_tree_and_leaves_the_other_running()
 {
 	use_private_rundir
-	bg_sbx a --name victim sh -c "$(tree_cmd 3201)"
-	victim=$bg_pid
-	bg_sbx b --name bystander sh -c "$(tree_cmd 3202)"
-	bystander=$bg_pid
-	wait_file ready-3201
-	wait_file ready-3202
+	start_two victim 3201 bystander 3202
+	victim=$p1
+	bystander=$p2
 	[ "$(count_sleeps 3201)" -eq 2 ] || fail "expected 2 processes of victim, saw $(count_sleeps 3201)"
 	sbx stop victim --timeout 5
 	expect_status 0
@@ -191,12 +201,7 @@ test_stop_reaches_a_supervisor_that_holds_an_injected_key()
 test_stop_all_ends_every_sandbox()
 {
 	use_private_rundir
-	bg_sbx a --name first sh -c "$(tree_cmd 3401)"
-	p1=$bg_pid
-	bg_sbx b --name second sh -c "$(tree_cmd 3402)"
-	p2=$bg_pid
-	wait_file ready-3401
-	wait_file ready-3402
+	start_two first 3401 second 3402
 	sbx stop --all --timeout 5
 	expect_status 0
 	expect_out_contains "first: stopped"
@@ -211,12 +216,7 @@ test_stop_all_ends_every_sandbox()
 test_stop_all_gives_every_sandbox_the_same_grace()
 {
 	use_private_rundir
-	bg_sbx a --name slow1 sh -c "trap '' TERM; $(tree_cmd 3451)"
-	p1=$bg_pid
-	bg_sbx b --name slow2 sh -c "trap '' TERM; $(tree_cmd 3452)"
-	p2=$bg_pid
-	wait_file ready-3451
-	wait_file ready-3452
+	start_two slow1 3451 slow2 3452 "trap '' TERM; "
 	start=$(date +%s%N)
 	sbx stop --all --timeout 2
 	took=$((($(date +%s%N) - start) / 1000000))
