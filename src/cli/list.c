@@ -81,6 +81,8 @@ int verb_list(const struct cli *cli, char **envp, const struct cli_io *io, struc
 {
 	bool json = false;
 	for (char **a = cli->command; *a; a++) {
+		if (!strcmp(*a, "--help") || !strcmp(*a, "-h"))
+			return verb_help(io, err);
 		if (strcmp(*a, "--json"))
 			return error_set(err, ERROR_USAGE,
 					 "list takes only --json, not \"%s\": agent-sandbox list "

@@ -78,6 +78,8 @@ int verb_stop(const struct cli *cli, char **envp, const struct cli_io *io, struc
 	unsigned grace = STOP_GRACE_DEFAULT_S;
 	_cleanup_strv_ struct strv names = STRV_INIT;
 	for (char **a = cli->command; *a; a++) {
+		if (!strcmp(*a, "--help") || !strcmp(*a, "-h"))
+			return verb_help(io, err);
 		if (!strcmp(*a, "--all")) {
 			all = true;
 		} else if (!strcmp(*a, "--timeout")) {
