@@ -550,7 +550,17 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 		for (const char *const *d = s->profile->state; *d; d++)
 			rule_list_add_agent_state(rules, *d, LAYER_PRESET, origin);
 	}
+	/* Branch mode: the host checkout is seen read-only where it is, and
+	 * @git opens its repository's objects and refs for `git push host`. */
+	struct git_repo host = {0};
+	if (s->branch && git_repo_find(s->project_dir, &host)) {
+		_cleanup_free_ char *escaped = pattern_escape(s->project_dir);
+		rule_list_add(rules, escaped, ACCESS_RO, LAYER_PRESET,
+			      "branch mode (the host checkout)");
+	}
 	struct preset_context pctx = {
+	    .branch_host_top = host.toplevel,
+	    .branch_host_git = host.common,
 	    .cwd = s->cwd,
 	    .home = s->home,
 	    .global_config_dir = s->global_dir,
@@ -560,6 +570,7 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 	    .claude_config_dir = s->claude_config_dir,
 	};
 	preset_expand(preset_select(&cfg->presets), &pctx, rules);
+	git_repo_release(&host);
 	for (size_t i = 0; i < cfg->rules.len; i++) {
 		const struct rule *r = &cfg->rules.items[i];
 		rule_list_add(rules, r->pattern, r->level, r->layer, r->origin);
@@ -992,7 +1003,13 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	if (resolve_cwd(req, &s->cwd, err) < 0)
 		return -1;
 	s->cwd_given = req->cwd != NULL;
-	s->project_dir = xstrdup(s->cwd);
+	if (req->branch && req->branch_host_top) {
+		s->branch = xstrdup(req->branch);
+		s->project_dir = xstrdup(req->branch_host_top);
+		output_debug("branch mode: branch %s of %s", s->branch, s->project_dir);
+	} else {
+		s->project_dir = xstrdup(s->cwd);
+	}
 	output_debug("cwd: %s%s", s->cwd, req->cwd ? " (from --cwd)" : "");
 	s->home = dirs_home(envp);
 	s->global_dir = dirs_config(envp, s->home);

@@ -59,6 +59,10 @@ struct sandbox_request {
 	/* The agent profile: a name from agent_profile.h, "none" for no
 	 * profile, or NULL to pick one by the command's basename. */
 	const char *agent;
+	/* Branch mode: the branch, and the host repository's top directory
+	 * (cwd is then the branch's worktree in the shelf); NULL otherwise. */
+	const char *branch;
+	const char *branch_host_top;
 };
 
 /* Resource limits for the sandbox, from the config's "limits" (pids and
