@@ -154,15 +154,18 @@ int shelf_locate(char *const *envp, const char *cwd, struct shelf *out, struct e
 void shelf_list_all(char *const *envp, struct strv *dirs)
 {
 	_cleanup_free_ char *shelves = shelves_dir(envp);
-	_cleanup_strv_ struct strv names = STRV_INIT;
 	if (!shelves)
 		return;
 	DIR *d = opendir(shelves);
 	if (!d)
 		return;
-	for (struct dirent *de; (de = readdir(d));)
-		if (de->d_name[0] != '.' && de->d_type == DT_DIR)
+	for (struct dirent *de; (de = readdir(d));) {
+		struct stat st;
+		if (de->d_name[0] != '.' &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
 			strv_pushf(dirs, "%s/%s", shelves, de->d_name);
+	}
 	closedir(d);
 }
 
