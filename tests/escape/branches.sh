@@ -54,6 +54,16 @@ test_the_host_checkout_is_read_only_inside()
 		printf '%s\n' "$after" >"$T/a"; diff "$T/b" "$T/a" | head -20)"
 }
 
+test_secrets_of_the_host_checkout_stay_hidden()
+{
+	make_host
+	echo 'API_KEY=host-secret-value' >.env
+	sbx --branch agent sh -c "cat $T/work/.env 2>/dev/null;
+		cat $T/work/tracked"
+	expect_out_lacks host-secret-value
+	expect_out_contains tracked
+}
+
 test_control_files_of_the_shelf_repository_cannot_be_planted()
 {
 	make_host

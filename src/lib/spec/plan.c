@@ -581,6 +581,8 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 			      "audit log (written only from outside)");
 	}
 	secrets_add_rules(&s->secrets, &s->host_sockets, rules);
+	if (s->branch)
+		secrets_add_rules(&s->host_secrets, NULL, rules);
 }
 
 /* The access table a run of cfg gets: the real one and the trust rule's
@@ -1071,6 +1073,10 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	    s->audit_dir && !inside_sandbox() ? xasprintf("%s/scan-cache", s->audit_dir) : NULL;
 	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, scan_cache_dir, err) < 0)
 		return -1;
+	/* Branch mode shows the host checkout read-only: its secrets are
+	 * masked as the working directory's are. */
+	if (s->branch && secrets_scan(&s->host_secrets, &s->cfg, s->project_dir, NULL, err) < 0)
+		return -1;
 	/* A host process may listen on a socket in the project under a name
 	 * /proc/net/unix does not give: the walk met every socket file. */
 	if (!inside_sandbox())
@@ -1131,6 +1137,7 @@ void sandbox_spec_release(struct sandbox_spec *s)
 	rule_list_release(&s->rules);
 	policy_release(&s->policy);
 	secrets_release(&s->secrets);
+	secrets_release(&s->host_secrets);
 	env_result_release(&s->env);
 	credential_set_release(&s->credentials);
 	free(s->audit_dir);

@@ -103,6 +103,7 @@ struct sandbox_spec {
 	struct rule_list rules;		   /* built-in, preset and config rules together */
 	struct policy policy;		   /* the access table */
 	struct secrets secrets;		   /* secret files found under cwd, masked */
+	struct secrets host_secrets;	   /* branch mode: those of the host checkout */
 	struct env_result env;		   /* the command's environment, and what was dropped */
 	struct credential_set credentials; /* injected by the proxy; never the keys */
 	char *audit_dir;		   /* where the audit log lives (hidden inside), or NULL */
