@@ -87,10 +87,10 @@ int verb_gc(const struct cli *cli, char **envp, const struct cli_io *io, struct 
 				line(&sb, "would remove", w, dirty ? "uncommitted changes" : NULL);
 				continue;
 			}
-			bool shelf_removed = false;
+			bool shelf_removed = false, unpushed = false;
 			_cleanup_error_ struct error rerr = ERROR_INIT;
-			if (shelf_remove_worktree(envp, shelves.items[s], w->path, &shelf_removed,
-						  &rerr) < 0) {
+			if (shelf_remove_worktree(envp, shelves.items[s], w->path, cli->force,
+						  &shelf_removed, &unpushed, &rerr) < 0) {
 				line(&sb, "kept", w, rerr.msg);
 				status = 1;
 				continue;
@@ -98,6 +98,13 @@ int verb_gc(const struct cli *cli, char **envp, const struct cli_io *io, struct 
 			audit_gc_removal(&audit, w->path, w->branch, (long long)w->last_use, dirty,
 					 shelf_removed);
 			line(&sb, "removed", w, dirty ? "uncommitted changes, --force" : NULL);
+			if (unpushed) {
+				strbuf_addstr(&sb, "kept\tthe shelf ");
+				term_escape_add(&sb, shelves.items[s]);
+				strbuf_addstr(&sb,
+					      " (a branch has commits the host lacks: git push "
+					      "host NAME, or gc --force)\n");
+			}
 			if (shelf_removed) {
 				strbuf_addstr(&sb, "removed\tthe shelf ");
 				term_escape_add(&sb, shelves.items[s]);

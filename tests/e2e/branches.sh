@@ -202,6 +202,26 @@ test_gc_force_removes_a_dirty_worktree_and_the_last_removal_the_shelf()
 	[ "$(git status --porcelain)" = "" ] || fail "gc touched the host checkout"
 }
 
+test_gc_keeps_the_shelf_while_a_branch_has_unpushed_commits()
+{
+	make_host_repo
+	sbx --branch unpushed sh -c 'echo new >new.txt && git add new.txt && git commit -qm new'
+	expect_status 0
+	wt=$(checkout_path unpushed)
+	touch -d '10 days ago' "$wt"
+	sbx gc
+	expect_status 0
+	expect_out_contains "removed	unpushed	$wt"
+	expect_out_contains "kept	the shelf"
+	wt=$(checkout_path unpushed)
+	[ "$(cat "$wt/new.txt")" = new ] || fail "the unpushed commit was lost"
+	sbx --branch unpushed git push -q host unpushed
+	expect_status 0
+	touch -d '10 days ago' "$wt"
+	sbx gc
+	expect_out_contains "removed	the shelf"
+}
+
 test_gc_takes_its_default_from_the_global_retention()
 {
 	make_host_repo

@@ -800,9 +800,9 @@ static bool dir_is_empty_at(int dirfd, const char *name)
 }
 
 int shelf_remove_worktree(char *const *envp, const char *shelf_dir, const char *worktree,
-			  bool *shelf_removed, struct error *err)
+			  bool force, bool *shelf_removed, bool *unpushed, struct error *err)
 {
-	*shelf_removed = false;
+	*shelf_removed = *unpushed = false;
 	_cleanup_close_ int shelf_fd = open_shelf_dir(shelf_dir, false, err);
 	if (shelf_fd < 0)
 		return -1;
@@ -833,9 +833,25 @@ int shelf_remove_worktree(char *const *envp, const char *shelf_dir, const char *
 		return -1;
 	if (!dir_is_empty_at(shelf_fd, "worktrees"))
 		return 0;
-	/* No worktree left: the shelf goes, its branches with it (each was
-	 * either pushed to the host or given up by this gc). The lock file
-	 * goes last, so that a waiter sees it unlinked and starts over. */
+	/* No worktree left: the shelf goes, its branches with it, unless
+	 * one has commits the host does not have (git push host updated
+	 * host/NAME; origin/NAME came from the host): those stay, with the
+	 * repository, until pushed or given up with --force. */
+	if (!force && exists_nofollow(shelf_fd, "repo")) {
+		const char *unpushed_args[] = {"rev-list", "--max-count=1",  "--branches",
+					       "--not",	   "--remotes=host", "--remotes=origin",
+					       NULL};
+		_cleanup_free_ char *commits = NULL;
+		if (git_must(envp, repo, "looking for commits the host lacks", unpushed_args,
+			     &commits, err) < 0)
+			return -1;
+		if (commits[0]) {
+			*unpushed = true;
+			return 0;
+		}
+	}
+	/* The lock file goes last, so that a waiter sees it unlinked and
+	 * starts over. */
 	if ((r = remove_tree_at(shelf_fd, "repo", 0)) < 0 ||
 	    (r = remove_tree_at(shelf_fd, "worktrees", 0)) < 0)
 		return error_errno(err, ERROR_SETUP, -r, "removing the shelf %s", shelf_dir);

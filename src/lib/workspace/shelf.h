@@ -73,12 +73,12 @@ void shelf_worktrees_release(struct shelf_worktree *items, size_t len);
  * host git that obeys nothing the sandbox wrote; an error counts as dirty. */
 bool shelf_worktree_dirty(char *const *envp, const char *shelf_dir, const char *worktree);
 
-/* Removes a worktree (never following a symlink in it) and its branch's
- * admin entry; the branch itself stays in repo/. Fails with EBUSY-like
- * ERROR_DENIED when a run holds it. When no worktree is left, removes the
- * shelf too (*shelf_removed). */
+/* Removes a worktree (never following a symlink in it) and its admin
+ * entry; its branch stays in repo/. ERROR_DENIED when a run holds it. When
+ * no worktree is left, removes the shelf too (*shelf_removed), unless a
+ * branch has commits the host lacks (*unpushed) and force is not set. */
 int shelf_remove_worktree(char *const *envp, const char *shelf_dir, const char *worktree,
-			  bool *shelf_removed, struct error *err);
+			  bool force, bool *shelf_removed, bool *unpushed, struct error *err);
 
 void shelf_release(struct shelf *s);
 
