@@ -90,22 +90,32 @@ test_control_files_of_the_shelf_repository_cannot_be_planted()
 test_host_side_git_obeys_no_hook_or_command_planted_in_the_shelf()
 {
 	make_host
-	# As if a protection had failed: the shelf's repository names
-	# commands, and the host-side git of checkout, branches and gc runs.
+	# As if a protection had failed: hooks in the shelf's repository,
+	# then config naming commands; checkout, branches and gc run git
+	# there on the host.
 	mkdir -p "$shelf/repo/.git/hooks"
-	printf "$hook_text" >"$shelf/repo/.git/hooks/post-checkout"
-	printf "$hook_text" >"$shelf/repo/.git/hooks/reference-transaction"
+	for hook in post-checkout reference-transaction pre-auto-gc; do
+		printf "$hook_text" >"$shelf/repo/.git/hooks/$hook"
+	done
 	chmod +x "$shelf/repo/.git/hooks/"*
-	git -C "$shelf/repo" config core.fsmonitor "touch $T/PWN"
-	git -C "$shelf/repo" config core.hooksPath "$shelf/repo/.git/hooks"
-	git -C "$shelf/repo" config diff.external "touch $T/PWN"
-	"$AS" checkout third >/dev/null 2>&1 || fail "checkout with a planted hook failed"
-	"$AS" branches >/dev/null 2>&1
-	touch -d '10 days ago' "$wt"
-	echo dirty >"$wt/tracked"
-	"$AS" gc --dry-run >"$T/out" 2>&1
-	grep -q "kept	agent" "$T/out" || fail "gc did not see the dirty worktree: $(cat "$T/out")"
-	[ ! -e "$T/PWN" ] || fail "agent-sandbox's host-side git ran a planted command"
+	sbx checkout third
+	expect_status 0
+	[ ! -e "$T/PWN" ] || fail "a hook in the shelf ran on checkout"
+	cp "$shelf/repo/.git/config" "$T/config.good"
+	for planted in "core.fsmonitor=touch $T/PWN" "remote.host.uploadpack=touch $T/PWN" \
+		"core.hooksPath=$shelf/repo/.git/hooks" "diff.external=touch $T/PWN" \
+		"include.path=$T/evil.config" "filter.x.smudge=touch $T/PWN"; do
+		cp "$T/config.good" "$shelf/repo/.git/config"
+		git -C "$shelf/repo" config "${planted%%=*}" "${planted#*=}"
+		sbx checkout "fourth"
+		[ "$rc" -ne 0 ] || fail "checkout ran git on a shelf whose config sets ${planted%%=*}"
+		expect_err_contains "which agent-sandbox never writes there"
+		touch -d '10 days ago' "$wt"
+		sbx gc --force
+		expect_out_contains "kept	agent"
+		[ -d "$wt" ] || fail "gc ran git on a shelf whose config sets ${planted%%=*}"
+		[ ! -e "$T/PWN" ] || fail "a command planted in the shelf's config ran: $planted"
+	done
 }
 
 test_control_files_and_checked_out_branch_of_the_host_git_are_protected()
@@ -122,9 +132,12 @@ test_control_files_and_checked_out_branch_of_the_host_git_are_protected()
 		git rev-parse HEAD 2>/dev/null >$T/work/.git/refs/heads/main && echo ref
 		mv $T/work/.git/refs/heads $T/work/.git/refs/h 2>/dev/null && echo moved heads
 		mv $T/work/.git/objects/info $T/work/.git/objects/i 2>/dev/null && echo moved info
-		git push -q host HEAD:agent 2>/dev/null || echo push failed; true"
+		git push -q host HEAD:agent 2>/dev/null || echo push failed
+		git push -q host HEAD:refs/replace/$main_before 2>/dev/null; true"
 	expect_status 0
 	expect_out ""
+	[ -z "$(git for-each-ref refs/replace)" ] || fail "a replace ref reached the host"
+	[ "$(git log -1 --format=%s main)" = initial ] || fail "the host's main shows other content"
 	[ "$(git rev-parse main)" = "$main_before" ] || fail "the host's main moved"
 	git rev-parse -q --verify agent >/dev/null || fail "the legitimate push did not arrive"
 	# The push added a branch and objects; the guarded files are as before.

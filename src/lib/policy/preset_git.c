@@ -561,6 +561,10 @@ static void open_host_repo(struct layout *l, const char *git_dir, const char *to
 		_cleanup_free_ char *ref = xasprintf("%s/%s", git_dir, head + 5);
 		protect(l, ref, "branch mode (a branch the host has checked out)");
 	}
+	/* A replace ref makes the host's git show other content for a
+	 * commit of the user's. */
+	_cleanup_free_ char *replace = xasprintf("%s/refs/replace", git_dir);
+	protect(l, replace, "branch mode (replace refs rewrite what the host's git shows)");
 	protect_repo(l, git_dir, top);
 }
 

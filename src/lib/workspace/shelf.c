@@ -32,6 +32,7 @@
 #include "base/sha256.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "git/config.h"
 #include "git/repo.h"
 #include "policy/env.h"
 #include "policy/path.h"
@@ -348,6 +349,76 @@ static int git_must(char *const *envp, const char *dir, const char *what, const 
 	return status;
 }
 
+/* ---- the shelf's config: only what agent-sandbox and git write there ---- */
+
+/* The variables the shelf's config may hold: what `git clone`, `git
+ * worktree add --track` and create_repo write. Anything else (a filter,
+ * diff or merge driver, remote.*.uploadpack, include.path, core.fsmonitor,
+ * extensions.worktreeConfig, ...) was put there by someone else, and a
+ * host-side git would obey it: the host refuses to run git on the shelf.
+ * The sandbox cannot write the file (the @git preset keeps it read-only);
+ * this holds should that ever fail. */
+static bool allowed_shelf_key(const char *key)
+{
+	static const char *const exact[] = {
+	    "core.repositoryformatversion",
+	    "core.filemode",
+	    "core.bare",
+	    "core.logallrefupdates",
+	    "core.ignorecase",
+	    "core.precomposeunicode",
+	    "core.symlinks",
+	    "extensions.objectformat",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(exact); i++)
+		if (!strcmp(key, exact[i]))
+			return true;
+	const char *name = strrchr(key, '.') + 1;
+	if (!strncmp(key, "remote.", 7) && name > key + 7)
+		return !strcmp(name, "url") || !strcmp(name, "fetch") || !strcmp(name, "pushurl") ||
+		       !strcmp(name, "tagopt");
+	if (!strncmp(key, "branch.", 7) && name > key + 7)
+		return !strcmp(name, "remote") || !strcmp(name, "merge");
+	return false;
+}
+
+struct config_check {
+	const char *file;
+	struct error *err;
+};
+
+static int check_shelf_key(const char *key, const char *value, void *data)
+{
+	struct config_check *c = data;
+	if (allowed_shelf_key(key))
+		return 0;
+	error_set(c->err, ERROR_DENIED,
+		  "the shelf's config %s sets %s, which agent-sandbox never writes there: no "
+		  "git runs on this shelf",
+		  c->file, key);
+	error_hint(c->err, "inspect the shelf; remove the line, or the shelf, to go on");
+	return 1;
+}
+
+static int check_shelf_config(const char *repo_git, struct error *err)
+{
+	_cleanup_free_ char *file = xasprintf("%s/config", repo_git);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r = read_file(file, GIT_OUTPUT_MAX, &text, &len);
+	if (r < 0)
+		return error_errno(err, ERROR_SETUP, -r, "reading the shelf's config %s", file);
+	struct config_check c = {.file = file, .err = err};
+	r = git_config_parse(text, len, check_shelf_key, &c);
+	if (r > 0)
+		return -1;
+	if (r < 0)
+		return error_set(err, ERROR_DENIED,
+				 "the shelf's config %s is malformed: no git runs on this shelf",
+				 file);
+	return 0;
+}
+
 /* ---- directories, never through a symlink ---- */
 
 /* Opens (creating it 0700 when missing) the directory name beneath dirfd,
@@ -631,6 +702,9 @@ int shelf_provision(char *const *envp, const struct shelf *s, const char *branch
 	_cleanup_close_ int worktrees_fd = open_dir_at(shelf_fd, "worktrees", true, err);
 	if (worktrees_fd < 0)
 		return error_prefix(err, "branch mode");
+	_cleanup_free_ char *shelf_git = xasprintf("%s/.git", s->repo);
+	if (check_shelf_config(shelf_git, err) < 0)
+		return error_prefix(err, "branch mode");
 
 	_cleanup_free_ char *name = shelf_branch_dir(branch);
 	_cleanup_free_ char *path = xasprintf("%s/%s", s->worktrees, name);
@@ -733,8 +807,9 @@ bool shelf_worktree_dirty(char *const *envp, const char *shelf_dir, const char *
 	_cleanup_free_ char *commondir = xasprintf("%s/commondir", admin);
 	_cleanup_free_ char *common = git_repo_read_path_file(commondir, NULL, admin);
 	_cleanup_free_ char *repo_resolved = NULL;
+	_cleanup_error_ struct error config_err = ERROR_INIT;
 	if (!common || path_resolve(repo_git, &repo_resolved, NULL, NULL) < 0 ||
-	    strcmp(common, repo_resolved) != 0)
+	    strcmp(common, repo_resolved) != 0 || check_shelf_config(repo_git, &config_err) < 0)
 		return true;
 	const char *args[] = {"status", "--porcelain", "--untracked-files=normal",
 			      "--ignore-submodules=none", NULL};
@@ -815,6 +890,10 @@ int shelf_remove_worktree(char *const *envp, const char *shelf_dir, const char *
 	const char *name = strrchr(worktree, '/') + 1;
 	_cleanup_close_ int fd = open_dir_at(worktrees_fd, name, false, err);
 	if (fd < 0)
+		return -1;
+	/* A shelf whose config is not ours is left alone, whole. */
+	_cleanup_free_ char *repo_git = xasprintf("%s/repo/.git", shelf_dir);
+	if (exists_nofollow(shelf_fd, "repo") && check_shelf_config(repo_git, err) < 0)
 		return -1;
 	/* Held for the removal: a run that starts now waits, then finds
 	 * the worktree gone and makes it again. */
