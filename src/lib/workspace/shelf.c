@@ -677,6 +677,9 @@ void shelf_release_hold(int fd)
 	if (fd < 0)
 		return;
 	(void)futimens(fd, NULL);
+	/* Unlocked, not only closed: a helper the run forked may share the
+	 * descriptor for a moment longer, and the lock with it. */
+	(void)flock(fd, LOCK_UN);
 	close(fd);
 }
 
