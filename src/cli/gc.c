@@ -43,6 +43,18 @@ static void line(struct strbuf *sb, const char *what, const struct shelf_worktre
 	strbuf_addch(sb, '\n');
 }
 
+static void shelf_line(struct strbuf *sb, const char *dir, bool removed, bool unpushed)
+{
+	if (!removed && !unpushed)
+		return;
+	strbuf_addstr(sb, removed ? "removed\tthe shelf " : "kept\tthe shelf ");
+	term_escape_add(sb, dir);
+	if (unpushed)
+		strbuf_addstr(sb, " (a branch has commits the host lacks: git push host NAME, "
+				  "or gc --force)");
+	strbuf_addch(sb, '\n');
+}
+
 int verb_gc(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err)
 {
 	unsigned long long older_ms;
@@ -68,6 +80,17 @@ int verb_gc(const struct cli *cli, char **envp, const struct cli_io *io, struct 
 			strbuf_addf(&sb, "error\t%s\n", werr.msg);
 			status = 1;
 			continue;
+		}
+		/* A shelf an earlier gc kept for its unpushed commits. */
+		if (len == 0 && !cli->dry_run) {
+			bool removed = false, unpushed = false;
+			_cleanup_error_ struct error ierr = ERROR_INIT;
+			if (shelf_remove_if_idle(envp, shelves.items[s], cli->force, &removed,
+						 &unpushed, &ierr) < 0) {
+				strbuf_addf(&sb, "error\t%s\n", ierr.msg);
+				status = 1;
+			}
+			shelf_line(&sb, shelves.items[s], removed, unpushed);
 		}
 		for (size_t i = 0; i < len; i++) {
 			const struct shelf_worktree *w = &items[i];

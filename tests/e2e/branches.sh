@@ -213,6 +213,8 @@ test_gc_keeps_the_shelf_while_a_branch_has_unpushed_commits()
 	expect_status 0
 	expect_out_contains "removed	unpushed	$wt"
 	expect_out_contains "kept	the shelf"
+	sbx gc
+	expect_out_contains "kept	the shelf"
 	wt=$(checkout_path unpushed)
 	[ "$(cat "$wt/new.txt")" = new ] || fail "the unpushed commit was lost"
 	sbx --branch unpushed git push -q host unpushed
@@ -220,6 +222,21 @@ test_gc_keeps_the_shelf_while_a_branch_has_unpushed_commits()
 	touch -d '10 days ago' "$wt"
 	sbx gc
 	expect_out_contains "removed	the shelf"
+	[ -z "$(ls "$(shelves)")" ] || fail "the shelf stayed after its branch was pushed"
+}
+
+test_gc_force_gives_up_a_shelf_kept_for_unpushed_commits()
+{
+	make_host_repo
+	sbx --branch lost sh -c 'echo new >new.txt && git add new.txt && git commit -qm new'
+	wt=$(checkout_path lost)
+	touch -d '10 days ago' "$wt"
+	sbx gc
+	expect_out_contains "kept	the shelf"
+	sbx gc --force
+	expect_status 0
+	expect_out_contains "removed	the shelf"
+	[ -z "$(ls "$(shelves)")" ] || fail "gc --force kept the shelf"
 }
 
 test_gc_takes_its_default_from_the_global_retention()

@@ -877,6 +877,46 @@ static bool dir_is_empty_at(int dirfd, const char *name)
 	return empty;
 }
 
+/* Removes the shelf when no worktree is left in it, unless a branch has
+ * commits the host lacks and force is not set. The caller holds the lock
+ * and has checked the shelf's config. */
+static int remove_idle_shelf(char *const *envp, int shelf_fd, const char *shelf_dir, bool force,
+			     bool *shelf_removed, bool *unpushed, struct error *err)
+{
+	int r;
+	_cleanup_free_ char *repo = xasprintf("%s/repo", shelf_dir);
+	if (!dir_is_empty_at(shelf_fd, "worktrees"))
+		return 0;
+	/* No worktree left: the shelf goes, its branches with it, unless
+	 * one has commits the host does not have (git push host updated
+	 * host/NAME; origin/NAME came from the host): those stay, with the
+	 * repository, until pushed or given up with --force. */
+	if (!force && exists_nofollow(shelf_fd, "repo")) {
+		const char *unpushed_args[] = {"rev-list", "--max-count=1",  "--branches",
+					       "--not",	   "--remotes=host", "--remotes=origin",
+					       NULL};
+		_cleanup_free_ char *commits = NULL;
+		if (git_must(envp, repo, "looking for commits the host lacks", unpushed_args,
+			     &commits, err) < 0)
+			return -1;
+		if (commits[0]) {
+			*unpushed = true;
+			return 0;
+		}
+	}
+	/* The lock file goes last, so that a waiter sees it unlinked and
+	 * starts over. */
+	if ((r = remove_tree_at(shelf_fd, "repo", 0)) < 0 ||
+	    (r = remove_tree_at(shelf_fd, "worktrees", 0)) < 0)
+		return error_errno(err, ERROR_SETUP, -r, "removing the shelf %s", shelf_dir);
+	if (unlinkat(shelf_fd, "lock", 0) < 0 && errno != ENOENT)
+		return error_errno(err, ERROR_SETUP, errno, "removing the shelf %s", shelf_dir);
+	if (rmdir(shelf_dir) < 0 && errno != ENOENT)
+		return error_errno(err, ERROR_SETUP, errno, "removing the shelf %s", shelf_dir);
+	*shelf_removed = true;
+	return 0;
+}
+
 int shelf_remove_worktree(char *const *envp, const char *shelf_dir, const char *worktree,
 			  bool force, bool *shelf_removed, bool *unpushed, struct error *err)
 {
@@ -913,34 +953,21 @@ int shelf_remove_worktree(char *const *envp, const char *shelf_dir, const char *
 	if (exists_nofollow(shelf_fd, "repo") &&
 	    git_must(envp, repo, "pruning the shelf's worktree list", prune, NULL, err) < 0)
 		return -1;
-	if (!dir_is_empty_at(shelf_fd, "worktrees"))
-		return 0;
-	/* No worktree left: the shelf goes, its branches with it, unless
-	 * one has commits the host does not have (git push host updated
-	 * host/NAME; origin/NAME came from the host): those stay, with the
-	 * repository, until pushed or given up with --force. */
-	if (!force && exists_nofollow(shelf_fd, "repo")) {
-		const char *unpushed_args[] = {"rev-list", "--max-count=1",  "--branches",
-					       "--not",	   "--remotes=host", "--remotes=origin",
-					       NULL};
-		_cleanup_free_ char *commits = NULL;
-		if (git_must(envp, repo, "looking for commits the host lacks", unpushed_args,
-			     &commits, err) < 0)
-			return -1;
-		if (commits[0]) {
-			*unpushed = true;
-			return 0;
-		}
-	}
-	/* The lock file goes last, so that a waiter sees it unlinked and
-	 * starts over. */
-	if ((r = remove_tree_at(shelf_fd, "repo", 0)) < 0 ||
-	    (r = remove_tree_at(shelf_fd, "worktrees", 0)) < 0)
-		return error_errno(err, ERROR_SETUP, -r, "removing the shelf %s", shelf_dir);
-	if (unlinkat(shelf_fd, "lock", 0) < 0 && errno != ENOENT)
-		return error_errno(err, ERROR_SETUP, errno, "removing the shelf %s", shelf_dir);
-	if (rmdir(shelf_dir) < 0 && errno != ENOENT)
-		return error_errno(err, ERROR_SETUP, errno, "removing the shelf %s", shelf_dir);
-	*shelf_removed = true;
-	return 0;
+	return remove_idle_shelf(envp, shelf_fd, shelf_dir, force, shelf_removed, unpushed, err);
+}
+
+int shelf_remove_if_idle(char *const *envp, const char *shelf_dir, bool force, bool *shelf_removed,
+			 bool *unpushed, struct error *err)
+{
+	*shelf_removed = *unpushed = false;
+	_cleanup_close_ int shelf_fd = open_shelf_dir(shelf_dir, false, err);
+	if (shelf_fd < 0)
+		return -1;
+	_cleanup_close_ int lock = lock_shelf(shelf_fd, shelf_dir, err);
+	if (lock < 0)
+		return -1;
+	_cleanup_free_ char *repo_git = xasprintf("%s/repo/.git", shelf_dir);
+	if (exists_nofollow(shelf_fd, "repo") && check_shelf_config(repo_git, err) < 0)
+		return -1;
+	return remove_idle_shelf(envp, shelf_fd, shelf_dir, force, shelf_removed, unpushed, err);
 }

@@ -80,6 +80,11 @@ bool shelf_worktree_dirty(char *const *envp, const char *shelf_dir, const char *
 int shelf_remove_worktree(char *const *envp, const char *shelf_dir, const char *worktree,
 			  bool force, bool *shelf_removed, bool *unpushed, struct error *err);
 
+/* The same for a shelf with no worktree (left by an earlier gc for its
+ * unpushed commits): removed when it has none, or with force. */
+int shelf_remove_if_idle(char *const *envp, const char *shelf_dir, bool force, bool *shelf_removed,
+			 bool *unpushed, struct error *err);
+
 void shelf_release(struct shelf *s);
 
 DEFINE_CLEANUP_FUNC(struct shelf, shelf_release)
