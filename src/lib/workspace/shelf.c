@@ -917,15 +917,28 @@ static int remove_idle_shelf(char *const *envp, int shelf_fd, const char *shelf_
 	return 0;
 }
 
+/* The shelf opened and locked for a removal; a shelf whose config is not
+ * ours is left alone, whole. */
+static int open_for_removal(const char *shelf_dir, int *shelf_fd, int *lock, struct error *err)
+{
+	*shelf_fd = open_shelf_dir(shelf_dir, false, err);
+	if (*shelf_fd < 0)
+		return -1;
+	*lock = lock_shelf(*shelf_fd, shelf_dir, err);
+	if (*lock < 0)
+		return -1;
+	_cleanup_free_ char *repo_git = xasprintf("%s/repo/.git", shelf_dir);
+	if (exists_nofollow(*shelf_fd, "repo") && check_shelf_config(repo_git, err) < 0)
+		return -1;
+	return 0;
+}
+
 int shelf_remove_worktree(char *const *envp, const char *shelf_dir, const char *worktree,
 			  bool force, bool *shelf_removed, bool *unpushed, struct error *err)
 {
 	*shelf_removed = *unpushed = false;
-	_cleanup_close_ int shelf_fd = open_shelf_dir(shelf_dir, false, err);
-	if (shelf_fd < 0)
-		return -1;
-	_cleanup_close_ int lock = lock_shelf(shelf_fd, shelf_dir, err);
-	if (lock < 0)
+	_cleanup_close_ int shelf_fd = -1, lock = -1;
+	if (open_for_removal(shelf_dir, &shelf_fd, &lock, err) < 0)
 		return -1;
 	_cleanup_close_ int worktrees_fd = open_dir_at(shelf_fd, "worktrees", false, err);
 	if (worktrees_fd < 0)
@@ -933,10 +946,6 @@ int shelf_remove_worktree(char *const *envp, const char *shelf_dir, const char *
 	const char *name = strrchr(worktree, '/') + 1;
 	_cleanup_close_ int fd = open_dir_at(worktrees_fd, name, false, err);
 	if (fd < 0)
-		return -1;
-	/* A shelf whose config is not ours is left alone, whole. */
-	_cleanup_free_ char *repo_git = xasprintf("%s/repo/.git", shelf_dir);
-	if (exists_nofollow(shelf_fd, "repo") && check_shelf_config(repo_git, err) < 0)
 		return -1;
 	/* Held for the removal: a run that starts now waits, then finds
 	 * the worktree gone and makes it again. */
@@ -960,14 +969,8 @@ int shelf_remove_if_idle(char *const *envp, const char *shelf_dir, bool force, b
 			 bool *unpushed, struct error *err)
 {
 	*shelf_removed = *unpushed = false;
-	_cleanup_close_ int shelf_fd = open_shelf_dir(shelf_dir, false, err);
-	if (shelf_fd < 0)
-		return -1;
-	_cleanup_close_ int lock = lock_shelf(shelf_fd, shelf_dir, err);
-	if (lock < 0)
-		return -1;
-	_cleanup_free_ char *repo_git = xasprintf("%s/repo/.git", shelf_dir);
-	if (exists_nofollow(shelf_fd, "repo") && check_shelf_config(repo_git, err) < 0)
+	_cleanup_close_ int shelf_fd = -1, lock = -1;
+	if (open_for_removal(shelf_dir, &shelf_fd, &lock, err) < 0)
 		return -1;
 	return remove_idle_shelf(envp, shelf_fd, shelf_dir, force, shelf_removed, unpushed, err);
 }
