@@ -14,6 +14,7 @@
 #include "base/suggest.h"
 #include "base/xalloc.h"
 #include "workspace/instance.h"
+#include "workspace/shelf.h"
 
 const char cli_usage[] =
     "usage: agent-sandbox [flags] [--] CMD [ARGS...]   run CMD in the sandbox\n"
@@ -27,6 +28,12 @@ const char cli_usage[] =
     "       agent-sandbox stop NAME...|--all [--timeout SECONDS]\n"
     "                                                  end sandboxes: SIGTERM to every process,\n"
     "                                                  SIGKILL after the grace (default 10 s)\n"
+    "       agent-sandbox --branch NAME [--from REF] CMD...   run CMD in a worktree of\n"
+    "                                                  this repository for branch NAME\n"
+    "       agent-sandbox checkout NAME [--from REF]   make that worktree; print its path\n"
+    "       agent-sandbox branches [--json]            this repository's worktrees, last use\n"
+    "       agent-sandbox gc [--older-than 7d] [--dry-run] [--force]\n"
+    "                                                  remove worktrees unused for that long\n"
     "       agent-sandbox version | --version | -v\n"
     "       agent-sandbox help | --help | -h\n"
     "\n"
@@ -102,6 +109,10 @@ enum flag_id {
 	F_LOCALHOST,
 	F_RESOLVE,
 	F_NAME,
+	F_BRANCH,
+	F_FROM,
+	F_OLDER_THAN,
+	F_FORCE,
 };
 
 enum flag_arg {
@@ -145,6 +156,10 @@ static const struct flag {
     {"localhost", 0, ARG_REQUIRED, F_LOCALHOST, "a port number"},
     {"resolve", 0, ARG_REQUIRED, F_RESOLVE, "NAME=ADDR[:PORT]"},
     {"name", 0, ARG_REQUIRED, F_NAME, "a sandbox name"},
+    {"branch", 0, ARG_REQUIRED, F_BRANCH, "a branch name"},
+    {"from", 0, ARG_REQUIRED, F_FROM, "a branch, tag or commit"},
+    {"older-than", 0, ARG_REQUIRED, F_OLDER_THAN, "a duration such as 7d"},
+    {"force", 0, ARG_NONE, F_FORCE, NULL},
 };
 
 static const struct {
@@ -163,6 +178,9 @@ static const struct {
     /* list and stop read their own arguments (cli->command). */
     {"list", VERB_LIST, false},
     {"stop", VERB_STOP, false},
+    {"checkout", VERB_CHECKOUT, true},
+    {"branches", VERB_BRANCHES, true},
+    {"gc", VERB_GC, true},
 };
 
 static int parse_bool(const char *flag, const char *value, bool *out, struct error *err)
@@ -447,8 +465,47 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 		free(cli->name);
 		cli->name = xstrdup(value);
 		return 0;
+	case F_BRANCH:
+		free(cli->branch);
+		cli->branch = xstrdup(value);
+		return 0;
+	case F_FROM:
+		free(cli->from);
+		cli->from = xstrdup(value);
+		return 0;
+	case F_OLDER_THAN:
+		free(cli->older_than);
+		cli->older_than = xstrdup(value);
+		return 0;
+	case F_FORCE:
+		cli->force = true;
+		return 0;
 	}
 	return 0;
+}
+
+/* Which verbs the branch flags belong to; a bad branch name stops here,
+ * before anything is created. */
+static int branch_flags_check(const struct cli *cli, struct error *err)
+{
+	bool branch_verb =
+	    cli->verb == VERB_RUN || cli->verb == VERB_POLICY || cli->verb == VERB_CHECKOUT;
+	if (cli->branch && !branch_verb)
+		return error_set(err, ERROR_USAGE,
+				 "--branch is for running a command, policy "
+				 "and checkout");
+	if (cli->from && !(branch_verb && cli->branch))
+		return error_set(err, ERROR_USAGE,
+				 "--from goes with a branch: agent-sandbox --branch NAME --from "
+				 "REF CMD, or agent-sandbox checkout NAME --from REF");
+	if ((cli->older_than || cli->force) && cli->verb != VERB_GC)
+		return error_set(err, ERROR_USAGE, "--older-than and --force are for the gc verb");
+	if (cli->from && (!*cli->from || cli->from[0] == '-'))
+		return error_set(err, ERROR_USAGE,
+				 "--from \"%s\": expected a branch, tag or commit of the host "
+				 "repository",
+				 cli->from);
+	return cli->branch ? shelf_branch_check(cli->branch, err) : 0;
 }
 
 /* Parses the flag at argv[*i]; advances *i past it and its value. */
@@ -545,7 +602,20 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 			break;
 	}
 	cli->command = argv + i;
+	/* checkout NAME [--from REF]: the flags may follow the name. */
+	if (cli->verb == VERB_CHECKOUT && i < argc && !forced) {
+		free(cli->branch);
+		cli->branch = xstrdup(argv[i++]);
+		while (i < argc && argv[i][0] == '-' && argv[i][1])
+			if (parse_flag(argc, argv, &i, cli, &verb_set, err) < 0)
+				return -1;
+		cli->command = argv + i;
+	}
+	if (branch_flags_check(cli, err) < 0)
+		return -1;
 
+	if (cli->verb == VERB_BRANCHES && cli->log_json && !cli->log_blocked && cli->log_limit < 0)
+		cli->log_json = false, cli->branches_json = true;
 	if (cli->verb != VERB_LOG && (cli->log_json || cli->log_blocked || cli->log_limit >= 0))
 		return error_set(err, ERROR_USAGE,
 				 "flags --json, --blocked and -n are for the log "
@@ -613,6 +683,17 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 			return error_set(err, ERROR_USAGE, "doctor takes no arguments, not \"%s\"",
 					 cli->command[0]);
 		return 0;
+	case VERB_CHECKOUT:
+	case VERB_BRANCHES:
+	case VERB_GC:
+		if (cli->command[0])
+			return error_set(err, ERROR_USAGE, "%s: unexpected argument \"%s\"",
+					 verb_name(cli->verb), cli->command[0]);
+		if (cli->verb == VERB_CHECKOUT && !cli->branch)
+			return error_set(err, ERROR_USAGE,
+					 "checkout: missing the branch name (agent-sandbox "
+					 "checkout NAME [--from REF])");
+		return 0;
 	case VERB_TRUST:
 		if (cli->command[0] && cli->command[1])
 			return error_set(err, ERROR_USAGE,
@@ -631,6 +712,10 @@ void cli_release(struct cli *cli)
 	cli->agent = NULL;
 	free(cli->name);
 	cli->name = NULL;
+	free(cli->branch);
+	free(cli->from);
+	free(cli->older_than);
+	cli->branch = cli->from = cli->older_than = NULL;
 	rule_list_release(&cli->rules);
 	rule_list_release(&cli->sockets);
 	strv_release(&cli->env_allow);

@@ -21,6 +21,9 @@ enum verb {
 	VERB_HELP,
 	VERB_LIST,
 	VERB_STOP,
+	VERB_CHECKOUT, /* branch mode: provision a worktree */
+	VERB_BRANCHES,
+	VERB_GC,
 };
 
 enum tristate {
@@ -56,6 +59,12 @@ struct cli {
 	bool log_blocked;	 /* log --blocked */
 	long log_limit;		 /* log -n N; -1 for all */
 	char *name;		 /* --name NAME, validated */
+	/* Branch mode and its verbs (checkout, branches, gc). */
+	char *branch;	    /* --branch NAME, or checkout's NAME */
+	char *from;	    /* --from REF */
+	char *older_than;   /* gc --older-than DURATION, as given */
+	bool force;	    /* gc --force */
+	bool branches_json; /* branches --json */
 };
 
 int cli_parse(int argc, char **argv, struct cli *cli, struct error *err);

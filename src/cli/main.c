@@ -55,6 +55,12 @@ static int run_verb(const struct cli *cli, char **envp, const struct cli_io *io,
 		return verb_list(cli, envp, io, err);
 	case VERB_STOP:
 		return verb_stop(cli, envp, io, err);
+	case VERB_CHECKOUT:
+		return verb_checkout(cli, envp, io, err);
+	case VERB_BRANCHES:
+		return verb_branches(cli, envp, io, err);
+	case VERB_GC:
+		return verb_gc(cli, envp, io, err);
 	}
 	return error_set(err, ERROR_INTERNAL, "this verb is not supported yet");
 }

@@ -51,6 +51,9 @@ int verb_policy(const struct cli *cli, char **envp, const struct cli_io *io, str
 {
 	struct sandbox_request req;
 	cli_request(cli, envp, &req);
+	_cleanup_cli_branch_ struct cli_branch branch = {.hold = -1};
+	if (cli->branch && cli_branch_prepare(cli, envp, false, &branch, &req, io->err, err) < 0)
+		return -1;
 	_cleanup_sandbox_spec_ struct sandbox_spec s;
 	if (sandbox_plan(&req, &s, err) < 0)
 		return -1;

@@ -83,6 +83,12 @@ int verb_run(const struct cli *cli, char **envp, const struct cli_io *io, struct
 {
 	struct sandbox_request req;
 	cli_request(cli, envp, &req);
+	/* Branch mode: the worktree is made and held before planning, and
+	 * held until the run ends (the cleanup marks its last use). */
+	_cleanup_cli_branch_ struct cli_branch branch = {.hold = -1};
+	if (cli->branch &&
+	    cli_branch_prepare(cli, envp, !cli->dry_run, &branch, &req, io->err, err) < 0)
+		return -1;
 	_cleanup_sandbox_spec_ struct sandbox_spec s;
 	if (sandbox_plan(&req, &s, err) < 0)
 		return -1;

@@ -93,6 +93,22 @@ static void config_loads_every_supported_key_with_its_position(void **state)
 	assert_int_equal(cfg.notes.len, 1);
 }
 
+static void config_takes_retention_from_the_global_config_only(void **state)
+{
+	_cleanup_config_ struct config cfg;
+	config_init(&cfg);
+	_cleanup_error_ struct error err = ERROR_INIT;
+	assert_int_equal(load(&cfg, "g.json", "{\"retention\": \"14d\"}", LAYER_GLOBAL, &err), 0);
+	assert_string_equal(cfg.retention, "14d");
+	assert_int_equal(load(&cfg, "p.json", "{\"retention\": \"1d\"}", LAYER_PROJECT, &err), -1);
+	unit_assert_contains(err.msg, "\"retention\" belongs in your global config", "project");
+	error_release(&err);
+	assert_int_equal(load(&cfg, "g.json", "{\"retention\": \"7 days\"}", LAYER_GLOBAL, &err),
+			 -1);
+	unit_assert_contains(err.msg, "expected a duration", "malformed");
+	assert_string_equal(cfg.retention, "14d");
+}
+
 static void config_keeps_defaults_when_file_is_empty_object(void **state)
 {
 	_cleanup_config_ struct config cfg;
@@ -216,7 +232,8 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 	    {"{\"filesytem\": {}}", "1:2",
 	     "unknown key \"filesytem\"; did you mean \"filesystem\"? (expected one of: "
 	     "\"filesystem\", \"docker\", \"read-only\", \"network\", \"commands\", "
-	     "\"secrets\", \"env\", \"audit\", \"limits\", \"sockets\", \"credentials\")"},
+	     "\"secrets\", \"env\", \"audit\", \"limits\", \"sockets\", \"credentials\", "
+	     "\"retention\")"},
 	    {"{\"credentials\": {\"anthropic\": {\"env\": \"ANTHROPIC_API_KEY\"}}}", "1:17",
 	     "\"credentials\" belong in your global config"},
 	    {"{\"sockets\": [\"~/.docker/run/*.sock\"]}", "1:14",
@@ -562,6 +579,7 @@ int main(void)
 	    cmocka_unit_test(config_keeps_defaults_when_file_is_empty_object),
 	    cmocka_unit_test(config_loads_limits_with_units_and_origins),
 	    cmocka_unit_test(config_loads_sockets_with_their_layer_and_origin),
+	    cmocka_unit_test(config_takes_retention_from_the_global_config_only),
 	    cmocka_unit_test(config_rejects_invalid_text_naming_file_line_and_column),
 	    cmocka_unit_test(config_loads_credentials_from_the_global_config_only),
 	    unit_tmp_test(config_load_file_names_the_file_in_errors),

@@ -296,6 +296,21 @@ void audit_quarantine(struct audit *a, const char *path, const char *moved_to, c
 	json_object_put(r);
 }
 
+void audit_gc_removal(struct audit *a, const char *worktree, const char *branch, long long last_use,
+		      bool forced, bool shelf_removed)
+{
+	if (a->fd < 0)
+		return;
+	struct json_object *r = new_record(a, "gc_remove");
+	json_object_object_add(r, "path", json_object_new_string(worktree));
+	json_object_object_add(r, "branch", json_object_new_string(branch));
+	json_object_object_add(r, "last_use", json_object_new_int64(last_use));
+	json_object_object_add(r, "forced", json_object_new_boolean(forced));
+	json_object_object_add(r, "shelf_removed", json_object_new_boolean(shelf_removed));
+	write_record(a, r);
+	json_object_put(r);
+}
+
 void audit_secret_read(struct audit *a, const char *path, const char *pattern, const char *rule,
 		       unsigned long count)
 {

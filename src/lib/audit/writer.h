@@ -89,6 +89,11 @@ void audit_run_end(struct audit *a, int status, const char *error);
 char *audit_write_failure(const struct audit *a);
 
 /* Stops the receiver, removes the socket and closes the log. */
+/* gc removed a branch worktree (last_use: seconds since the epoch); forced
+ * when it had uncommitted changes and --force was given. */
+void audit_gc_removal(struct audit *a, const char *worktree, const char *branch, long long last_use,
+		      bool forced, bool shelf_removed);
+
 void audit_close(struct audit *a);
 DEFINE_CLEANUP_FUNC(struct audit, audit_close)
 #define _cleanup_audit_ _cleanup_(audit_closep)

@@ -40,6 +40,11 @@ char *dirs_state(char *const *envp, const char *home)
 	return xdg_dir(envp, "XDG_STATE_HOME", home, ".local/state");
 }
 
+char *dirs_data(char *const *envp, const char *home)
+{
+	return xdg_dir(envp, "XDG_DATA_HOME", home, ".local/share");
+}
+
 int dirs_state_required(char *const *envp, char **out, struct error *err)
 {
 	_cleanup_free_ char *home = dirs_home(envp);

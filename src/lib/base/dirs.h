@@ -19,6 +19,10 @@ char *dirs_config(char *const *envp, const char *home);
  * NULL when neither is known. Hidden inside every sandbox. */
 char *dirs_state(char *const *envp, const char *home);
 
+/* $XDG_DATA_HOME/agent-sandbox, else HOME/.local/share/agent-sandbox;
+ * NULL when neither is known. Branch mode's repo shelves live there. */
+char *dirs_data(char *const *envp, const char *home);
+
 /* dirs_state for a verb that cannot do without it: the directory of the
  * user named by envp, or an error saying what to set. */
 int dirs_state_required(char *const *envp, char **out, struct error *err);

@@ -21,6 +21,8 @@
 #include "policy/preset.h"
 #include "base/strbuf.h"
 #include "base/suggest.h"
+#include "base/dirs.h"
+#include "base/units.h"
 #include "base/xalloc.h"
 
 #define CONFIG_MAX_BYTES (1024 * 1024)
@@ -899,11 +901,36 @@ static int load_credentials(struct loader *ld, struct json_object *root)
 	return 0;
 }
 
+/* retention: how long gc keeps a branch worktree nobody uses. The shelf
+ * is the user's, not a project's, so the global config sets it. */
+static int load_retention(struct loader *ld, struct json_object *root)
+{
+	struct jsonc_pos pos = {0, 0};
+	jsonc_member_pos(root, "retention", NULL, &pos);
+	if (ld->layer != LAYER_GLOBAL)
+		return fail_at(ld, pos,
+			       "\"retention\" belongs in your global config "
+			       "(~/.config/agent-sandbox/config.jsonc), not in %s: branch "
+			       "worktrees are the user's, not a project's",
+			       ld->name);
+	struct json_object *v = json_object_object_get(root, "retention");
+	unsigned long long ms;
+	_cleanup_error_ struct error derr = ERROR_INIT;
+	if (!json_object_is_type(v, json_type_string) ||
+	    duration_parse(json_object_get_string(v), "retention", &ms, &derr) < 0)
+		return fail_at(ld, pos,
+			       "\"retention\": expected a duration such as \"7d\" (a whole "
+			       "number and ms, s, m, h or d)");
+	free(ld->cfg->retention);
+	ld->cfg->retention = xstrdup(json_object_get_string(v));
+	return 0;
+}
+
 static int load_root(struct loader *ld, struct json_object *root)
 {
-	static const char *const keys[] = {"filesystem", "docker",  "read-only",  "network",
-					   "commands",	 "secrets", "env",	  "audit",
-					   "limits",	 "sockets", "credentials"};
+	static const char *const keys[] = {"filesystem", "docker",  "read-only",   "network",
+					   "commands",	 "secrets", "env",	   "audit",
+					   "limits",	 "sockets", "credentials", "retention"};
 
 	if (!json_object_is_type(root, json_type_object))
 		return fail_at(ld, (struct jsonc_pos){1, 1},
@@ -938,6 +965,8 @@ static int load_root(struct loader *ld, struct json_object *root)
 			r = load_sockets(ld, root), handled = true;
 		else if (!strcmp(key, "credentials"))
 			r = load_credentials(ld, root), handled = true;
+		else if (!strcmp(key, "retention"))
+			r = load_retention(ld, root), handled = true;
 		if (!handled)
 			r = unknown_key(ld, kp, key, "", keys, ARRAY_SIZE(keys));
 		if (r < 0)
@@ -1133,8 +1162,30 @@ void config_init(struct config *cfg)
 		net_list_add(&cfg->network.allow, default_allow[i], NULL, LAYER_BUILTIN, "default");
 }
 
+int config_global_retention(char *const *envp, char **out, struct error *err)
+{
+	*out = NULL;
+	_cleanup_free_ char *home = dirs_home(envp);
+	_cleanup_free_ char *dir = dirs_config(envp, home);
+	_cleanup_free_ char *global = NULL;
+	if (!dir)
+		return 0;
+	if (config_find(dir, "config", &global, err) < 0)
+		return -1;
+	if (!global)
+		return 0;
+	_cleanup_config_ struct config cfg;
+	config_init(&cfg);
+	if (config_load_file(&cfg, global, LAYER_GLOBAL, err) < 0)
+		return -1;
+	*out = steal_ptr(&cfg.retention);
+	return 0;
+}
+
 void config_release(struct config *cfg)
 {
+	free(cfg->retention);
+	cfg->retention = NULL;
 	rule_list_release(&cfg->rules);
 	rule_list_release(&cfg->sockets);
 	strv_release(&cfg->presets);

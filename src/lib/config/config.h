@@ -125,9 +125,14 @@ struct config {
 	struct config_limits limits;
 	struct config_origins origins; /* of presets, secret_* and env_* */
 	struct config_credentials credentials;
+	char *retention; /* gc's default --older-than (global config only), or NULL */
 };
 
 void config_init(struct config *cfg);
+
+/* The global config's "retention" (validated), or NULL in *out when it has
+ * none or there is no global config. */
+int config_global_retention(char *const *envp, char **out, struct error *err);
 void config_release(struct config *cfg);
 
 /* Looks for <dir>/<stem>.json and <dir>/<stem>.jsonc. Sets *found to the one

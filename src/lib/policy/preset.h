@@ -35,6 +35,10 @@ struct preset_context {
 	const struct strv *git_entries;	 /* .git entries beneath cwd, or NULL */
 	char *const *envp;		 /* where git's config files are, or NULL */
 	const char *claude_config_dir;	 /* the host's CLAUDE_CONFIG_DIR, or NULL */
+	/* Branch mode: the host repository's top and common git directory,
+	 * whose objects and refs `git push host` writes; NULL otherwise. */
+	const char *branch_host_top;
+	const char *branch_host_git;
 };
 
 /* Appends the rules of every preset in the set, at LAYER_PRESET. */

@@ -5,6 +5,7 @@
  * git directories and config files, and never changes them. */
 #include "policy/preset_git.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -524,6 +525,49 @@ static void expand_strict(const struct git_repo *g, struct rule_list *out)
 	io_each_entry(heads, protect_other_branch, &w);
 }
 
+/* Branch mode: `git push host NAME` from the shelf writes the host
+ * repository's objects, refs and reflogs, and nothing else there. Its
+ * control files are protected as a project's are; so are the refs of the
+ * branches its worktrees have checked out, which git's own refusal covers
+ * for git only, not for a write of the ref file. */
+static void open_host_repo(struct layout *l, const char *git_dir, const char *top)
+{
+	static const char *const data[] = {"objects", "refs", "logs"};
+	for (size_t i = 0; i < ARRAY_SIZE(data); i++) {
+		_cleanup_free_ char *path = xasprintf("%s/%s", git_dir, data[i]);
+		if (!is_real_dir(path))
+			continue;
+		add_literal(l->out, path, ACCESS_RW,
+			    "branch mode (the host repository, for git push host)");
+		strv_push(&l->writable, path);
+	}
+	_cleanup_strv_ struct strv heads = STRV_INIT;
+	strv_pushf(&heads, "%s/HEAD", git_dir);
+	_cleanup_free_ char *admins = xasprintf("%s/worktrees", git_dir);
+	DIR *d = opendir(admins);
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (de->d_name[0] != '.')
+			strv_pushf(&heads, "%s/%s/HEAD", admins, de->d_name);
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < heads.len; i++) {
+		_cleanup_free_ char *head = NULL;
+		size_t len = 0;
+		if (read_file(heads.items[i], 4096, &head, &len) < 0)
+			continue;
+		head[strcspn(head, "\r\n")] = '\0';
+		if (strncmp(head, "ref: refs/", 10) != 0 || strstr(head, ".."))
+			continue;
+		_cleanup_free_ char *ref = xasprintf("%s/%s", git_dir, head + 5);
+		protect(l, ref, "branch mode (a branch the host has checked out)");
+	}
+	/* A replace ref makes the host's git show other content for a
+	 * commit of the user's. */
+	_cleanup_free_ char *replace = xasprintf("%s/refs/replace", git_dir);
+	protect(l, replace, "branch mode (replace refs rewrite what the host's git shows)");
+	protect_repo(l, git_dir, top);
+}
+
 void preset_git_expand(bool strict, const struct preset_context *ctx, struct rule_list *out)
 {
 	struct layout l = {.ctx = ctx, .out = out};
@@ -555,6 +599,8 @@ void preset_git_expand(bool strict, const struct preset_context *ctx, struct rul
 	}
 	for (size_t i = 0; ctx->git_entries && i < ctx->git_entries->len; i++)
 		protect_git_entry(&l, ctx->git_entries->items[i]);
+	if (ctx->branch_host_git && l.writable.len)
+		open_host_repo(&l, ctx->branch_host_git, ctx->branch_host_top);
 
 	git_repo_release(&g);
 	strv_release(&l.writable);

@@ -550,7 +550,17 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 		for (const char *const *d = s->profile->state; *d; d++)
 			rule_list_add_agent_state(rules, *d, LAYER_PRESET, origin);
 	}
+	/* Branch mode: the host checkout is seen read-only where it is, and
+	 * @git opens its repository's objects and refs for `git push host`. */
+	struct git_repo host = {0};
+	if (s->branch && git_repo_find(s->project_dir, &host)) {
+		_cleanup_free_ char *escaped = pattern_escape(s->project_dir);
+		rule_list_add(rules, escaped, ACCESS_RO, LAYER_PRESET,
+			      "branch mode (the host checkout)");
+	}
 	struct preset_context pctx = {
+	    .branch_host_top = host.toplevel,
+	    .branch_host_git = host.common,
 	    .cwd = s->cwd,
 	    .home = s->home,
 	    .global_config_dir = s->global_dir,
@@ -560,6 +570,7 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 	    .claude_config_dir = s->claude_config_dir,
 	};
 	preset_expand(preset_select(&cfg->presets), &pctx, rules);
+	git_repo_release(&host);
 	for (size_t i = 0; i < cfg->rules.len; i++) {
 		const struct rule *r = &cfg->rules.items[i];
 		rule_list_add(rules, r->pattern, r->level, r->layer, r->origin);
@@ -570,6 +581,8 @@ static void build_rules(const struct sandbox_spec *s, const struct config *cfg, 
 			      "audit log (written only from outside)");
 	}
 	secrets_add_rules(&s->secrets, &s->host_sockets, rules);
+	if (s->branch)
+		secrets_add_rules(&s->host_secrets, NULL, rules);
 }
 
 /* The access table a run of cfg gets: the real one and the trust rule's
@@ -992,7 +1005,13 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	if (resolve_cwd(req, &s->cwd, err) < 0)
 		return -1;
 	s->cwd_given = req->cwd != NULL;
-	s->project_dir = xstrdup(s->cwd);
+	if (req->branch && req->branch_host_top) {
+		s->branch = xstrdup(req->branch);
+		s->project_dir = xstrdup(req->branch_host_top);
+		output_debug("branch mode: branch %s of %s", s->branch, s->project_dir);
+	} else {
+		s->project_dir = xstrdup(s->cwd);
+	}
 	output_debug("cwd: %s%s", s->cwd, req->cwd ? " (from --cwd)" : "");
 	s->home = dirs_home(envp);
 	s->global_dir = dirs_config(envp, s->home);
@@ -1054,6 +1073,10 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	    s->audit_dir && !inside_sandbox() ? xasprintf("%s/scan-cache", s->audit_dir) : NULL;
 	if (secrets_scan(&s->secrets, &s->cfg, s->cwd, scan_cache_dir, err) < 0)
 		return -1;
+	/* Branch mode shows the host checkout read-only: its secrets are
+	 * masked as the working directory's are. */
+	if (s->branch && secrets_scan(&s->host_secrets, &s->cfg, s->project_dir, NULL, err) < 0)
+		return -1;
 	/* A host process may listen on a socket in the project under a name
 	 * /proc/net/unix does not give: the walk met every socket file. */
 	if (!inside_sandbox())
@@ -1114,6 +1137,7 @@ void sandbox_spec_release(struct sandbox_spec *s)
 	rule_list_release(&s->rules);
 	policy_release(&s->policy);
 	secrets_release(&s->secrets);
+	secrets_release(&s->host_secrets);
 	env_result_release(&s->env);
 	credential_set_release(&s->credentials);
 	free(s->audit_dir);

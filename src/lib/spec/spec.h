@@ -59,6 +59,10 @@ struct sandbox_request {
 	/* The agent profile: a name from agent_profile.h, "none" for no
 	 * profile, or NULL to pick one by the command's basename. */
 	const char *agent;
+	/* Branch mode: the branch, and the host repository's top directory
+	 * (cwd is then the branch's worktree in the shelf); NULL otherwise. */
+	const char *branch;
+	const char *branch_host_top;
 };
 
 /* Resource limits for the sandbox, from the config's "limits" (pids and
@@ -99,6 +103,7 @@ struct sandbox_spec {
 	struct rule_list rules;		   /* built-in, preset and config rules together */
 	struct policy policy;		   /* the access table */
 	struct secrets secrets;		   /* secret files found under cwd, masked */
+	struct secrets host_secrets;	   /* branch mode: those of the host checkout */
 	struct env_result env;		   /* the command's environment, and what was dropped */
 	struct credential_set credentials; /* injected by the proxy; never the keys */
 	char *audit_dir;		   /* where the audit log lives (hidden inside), or NULL */
