@@ -34,6 +34,7 @@
 #include "base/io.h"
 #include "inside/forwarder.h"
 #include "inside/inside.h"
+#include "sandbox/control.h"
 #include "sandbox/landlock.h"
 #include "sandbox/mount_plan.h"
 #include "sandbox/seccomp.h"
@@ -125,6 +126,7 @@ struct command_hardening {
 	uint16_t *tcp_connect;
 	size_t tcp_connect_len;
 	unsigned pids;	    /* 0: no limit */
+	rlim_t nproc;	    /* RLIMIT_NPROC from pids, reckoned once for every command */
 	char **command_env; /* NAME=VALUE, for the command only */
 	size_t command_env_len;
 };
@@ -162,13 +164,15 @@ static void restrict_command(const struct command_hardening *cl)
 /* The sandbox's own user namespace makes RLIMIT_NPROC count only the
  * processes of this uid in it, that is, the sandbox's: the host's processes
  * of the same user are counted against the limit of the host's namespace,
- * not this one. The processes here already (the init and this child) come
- * on top. The kernel does not apply it to uid 0 of the host. */
-static void limit_pids(unsigned pids)
+ * not this one. The processes here already (the init and the command's
+ * first process) come on top. Reckoned once, before the first command:
+ * every command started later (exec-into) gets the same limit. The kernel
+ * does not apply it to uid 0 of the host. */
+static rlim_t reckon_nproc(unsigned pids)
 {
 	if (!pids)
-		return;
-	rlim_t present = 0;
+		return 0;
+	rlim_t present = 1; /* the command about to be forked */
 	DIR *d = opendir("/proc");
 	if (!d)
 		die("counting the sandbox's processes: %s", strerror(errno));
@@ -176,24 +180,32 @@ static void limit_pids(unsigned pids)
 		if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
 			present++;
 	closedir(d);
-	struct rlimit rl = {.rlim_cur = pids + present, .rlim_max = pids + present};
-	if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+	return pids + present;
+}
+
+static void limit_pids(rlim_t nproc)
+{
+	struct rlimit rl = {.rlim_cur = nproc, .rlim_max = nproc};
+	if (nproc && setrlimit(RLIMIT_NPROC, &rl) < 0)
 		die("limiting the number of processes: %s", strerror(errno));
 }
 
-static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long ignored,
-				   const sigset_t *original_mask,
-				   const struct command_hardening *cl)
+static void reset_signals(unsigned long ignored, const sigset_t *original_mask)
 {
 	for (int i = 0; i < sandbox_forwarded_signals_len; i++) {
 		int sig = sandbox_forwarded_signals[i];
 		signal(sig, (ignored >> sig) & 1 ? SIG_IGN : SIG_DFL);
 	}
+	signal(SANDBOX_TERMINATE_SIGNAL, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
 	sigprocmask(SIG_SETMASK, original_mask, NULL);
-	if (dup2(stderr_fd, STDERR_FILENO) < 0)
-		_exit(EXIT_SETUP);
-	limit_pids(cl->pids);
+}
+
+/* In the child, after its descriptors are in place: what every command of
+ * the sandbox runs under, then the command. */
+static _Noreturn void exec_command(char **command, const struct command_hardening *cl)
+{
+	limit_pids(cl->nproc);
 	restrict_command(cl);
 	for (size_t i = 0; i < cl->command_env_len; i++)
 		if (putenv(cl->command_env[i]) != 0)
@@ -205,6 +217,109 @@ static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long 
 	fprintf(stderr, "agent-sandbox: %s: %s\n", shown,
 		saved == ENOENT ? "command not found" : strerror(saved));
 	_exit(saved == ENOENT ? 127 : 126);
+}
+
+/* Commands started later through the control socket (exec-into). */
+#define EXECS_MAX 64
+static struct {
+	int fd; /* the host's end is the supervisor's relay; -1: none */
+	const struct command_hardening *cl;
+	const sigset_t *original_mask;
+	struct {
+		pid_t pid; /* 0: free */
+		uint32_t id;
+	} running[EXECS_MAX];
+} control = {.fd = -1};
+
+static void control_reply(uint32_t id, enum control_kind kind, int32_t value)
+{
+	struct control_header h = {CONTROL_MAGIC, CONTROL_VERSION, kind, id, value};
+	/* Unchecked: the host gone, the answer has nobody to go to. */
+	(void)control_send(control.fd, &h, NULL, 0, NULL, 0);
+}
+
+/* argv from a CONTROL_EXEC payload: exactly count NUL-terminated strings. */
+static char **control_argv(char *buf, size_t len, int32_t count)
+{
+	if (count < 1 || (size_t)count > len || !len || buf[len - 1] != '\0')
+		return NULL;
+	char **argv = xcalloc((size_t)count + 1, sizeof(char *));
+	size_t at = 0;
+	for (int32_t i = 0; i < count; i++) {
+		if (at >= len) {
+			free(argv);
+			return NULL;
+		}
+		argv[i] = buf + at;
+		at += strlen(buf + at) + 1;
+	}
+	if (at != len) {
+		free(argv);
+		return NULL;
+	}
+	return argv;
+}
+
+static void control_start(uint32_t id, char *buf, size_t len, int32_t count, int fds[3])
+{
+	char **argv = control_argv(buf, len, count);
+	int slot = -1;
+	for (int i = 0; i < EXECS_MAX && slot < 0; i++)
+		if (!control.running[i].pid)
+			slot = i;
+	pid_t pid = -1;
+	if (argv && slot >= 0)
+		pid = fork();
+	if (pid == 0) {
+		reset_signals(0, control.original_mask);
+		for (int i = 0; i < 3; i++)
+			if (dup2(fds[i], i) < 0)
+				_exit(EXIT_SETUP);
+		/* Its own session: the first command's terminal signals and
+		 * process group are not its. */
+		setsid();
+		exec_command(argv, control.cl);
+	}
+	int e = !argv ? EINVAL : slot < 0 ? EAGAIN : errno;
+	free(argv);
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	if (pid < 0) {
+		control_reply(id, CONTROL_STARTED, -e);
+		return;
+	}
+	control.running[slot].pid = pid;
+	control.running[slot].id = id;
+	control_reply(id, CONTROL_STARTED, pid);
+}
+
+static void control_dispatch_init(void)
+{
+	static char buf[CONTROL_PAYLOAD_MAX];
+	struct control_header h;
+	size_t len, nfds;
+	int fds[3];
+	int r = control_recv(control.fd, &h, buf, &len, fds, &nfds);
+	if (r == 0) {
+		/* The host's end is gone: no more requests. */
+		close(control.fd);
+		control.fd = -1;
+		return;
+	}
+	if (r < 0)
+		return;
+	if (h.kind == CONTROL_EXEC) {
+		control_start(h.id, buf, len, h.value, fds);
+		return;
+	}
+	if (h.kind != CONTROL_SIGNAL || !CONTROL_SIGNAL_OK(h.value))
+		return;
+	for (int i = 0; i < EXECS_MAX; i++)
+		if (control.running[i].pid && control.running[i].id == h.id) {
+			/* Its process group, as a terminal would. */
+			if (kill(-control.running[i].pid, h.value) < 0)
+				kill(control.running[i].pid, h.value);
+		}
 }
 
 /* Handles one signal taken from the signalfd; exits when the command has. */
@@ -228,8 +343,16 @@ static void on_signal(const struct signalfd_siginfo *si, pid_t child)
 		pid_t pid = waitpid(-1, &status, WNOHANG);
 		if (pid <= 0)
 			break;
-		if (pid != child)
+		if (pid != child) {
+			for (int i = 0; i < EXECS_MAX; i++)
+				if (control.running[i].pid == pid) {
+					control.running[i].pid = 0;
+					control_reply(control.running[i].id, CONTROL_EXIT,
+						      WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+									  : WEXITSTATUS(status));
+				}
 			continue;
+		}
 		/* Leaving takes the whole pid namespace with us: the
 		 * kernel kills whatever the command left behind. */
 		if (WIFSIGNALED(status))
@@ -251,6 +374,9 @@ static _Noreturn void init_loop(const sigset_t *wanted, pid_t child, struct forw
 	ev.data.u32 = 1;
 	if (fw && epoll_ctl(epfd, EPOLL_CTL_ADD, forwarder_fd(fw), &ev) < 0)
 		die("epoll_ctl: %s", strerror(errno));
+	ev.data.u32 = 2;
+	if (control.fd >= 0 && epoll_ctl(epfd, EPOLL_CTL_ADD, control.fd, &ev) < 0)
+		die("epoll_ctl: %s", strerror(errno));
 	for (;;) {
 		struct epoll_event events[2];
 		int n = epoll_wait(epfd, events, 2, -1);
@@ -262,6 +388,13 @@ static _Noreturn void init_loop(const sigset_t *wanted, pid_t child, struct forw
 		for (int i = 0; i < n; i++) {
 			if (events[i].data.u32 == 1) {
 				forwarder_dispatch(fw);
+				continue;
+			}
+			if (events[i].data.u32 == 2) {
+				int fd = control.fd;
+				control_dispatch_init();
+				if (control.fd < 0)
+					epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 				continue;
 			}
 			struct signalfd_siginfo si;
@@ -312,6 +445,8 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 			 strchr(argv[arg] + strlen(COMMAND_ENV_ARG), '=') &&
 			 argv[arg][strlen(COMMAND_ENV_ARG)] != '=')
 			cl.command_env[cl.command_env_len++] = argv[arg] + strlen(COMMAND_ENV_ARG);
+		else if (!strncmp(argv[arg], CONTROL_ARG, strlen(CONTROL_ARG)))
+			control.fd = (int)parse_number(argv[arg] + strlen(CONTROL_ARG), 1 << 20);
 		else if (!strncmp(argv[arg], PIDS_ARG, strlen(PIDS_ARG)))
 			cl.pids = (unsigned)parse_number(argv[arg] + strlen(PIDS_ARG), 1 << 22);
 		else
@@ -344,7 +479,8 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	if (forward && forwarder_start(&fw, forward, &err) < 0)
 		die("network: %s", err.msg);
 
-	if (fcntl(ready_fd, F_SETFD, FD_CLOEXEC) < 0 || fcntl(stderr_fd, F_SETFD, FD_CLOEXEC) < 0)
+	if (fcntl(ready_fd, F_SETFD, FD_CLOEXEC) < 0 || fcntl(stderr_fd, F_SETFD, FD_CLOEXEC) < 0 ||
+	    (control.fd >= 0 && fcntl(control.fd, F_SETFD, FD_CLOEXEC) < 0))
 		die("inherited descriptors are missing: %s", strerror(errno));
 
 	/* A pid 1 only receives signals it has a handler for, even blocked
@@ -373,11 +509,18 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	int written = write_all(ready_fd, &ready, 1);
 	if (written < 0)
 		die("telling agent-sandbox the sandbox is ready: %s", strerror(-written));
+	cl.nproc = reckon_nproc(cl.pids);
+	control.cl = &cl;
+	control.original_mask = &original;
 	pid_t child = fork();
 	if (child < 0)
 		die("fork: %s", strerror(errno));
-	if (child == 0)
-		exec_command(command, stderr_fd, ignored, &original, &cl);
+	if (child == 0) {
+		reset_signals(ignored, &original);
+		if (dup2(stderr_fd, STDERR_FILENO) < 0)
+			_exit(EXIT_SETUP);
+		exec_command(command, &cl);
+	}
 	close(stderr_fd);
 	close(ready_fd);
 

@@ -26,6 +26,9 @@
 /* With the filtered network the command may not create unix sockets,
  * unless the policy exposes one on purpose (--docker). */
 #define LANDLOCK_SOCKET_ARG "--landlock-socket="
+/* The init's end of the control socket pair (sandbox/control.h): later
+ * commands started by the sandbox's owner. */
+#define CONTROL_ARG "--control="
 /* How many processes the command may have at once (RLIMIT_NPROC). */
 #define PIDS_ARG "--pids="
 /* A variable of the dynamic loader's, set for the command only: the init

@@ -51,6 +51,7 @@ struct bwrap_input {
 	int info_fd;		       /* bwrap reports the init's host pid on it */
 	int ready_fd;		       /* the init reports on it that the sandbox is up */
 	int stderr_fd;		       /* the real stderr, for the init to hand to the command */
+	int control_fd;		       /* the init's end of the control socket pair, or -1 */
 	unsigned long ignored_signals; /* to stay ignored in the command */
 	char *const *command;
 	const char *audit_socket;	     /* host path of the audit socket, or NULL */

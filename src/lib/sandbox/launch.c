@@ -23,6 +23,7 @@
 #include "net/proxy.h"
 #include "policy/path.h"
 #include "sandbox/bwrap.h"
+#include "sandbox/control.h"
 #include "sandbox/mount_plan.h"
 #include "sandbox/nested.h"
 #include "sandbox/pids_cgroup.h"
@@ -346,6 +347,7 @@ struct launch {
 	size_t copies_len;
 	struct secret_watch *secrets; /* the masked files' stand-ins */
 	struct socket_watch *sockets; /* the host sockets masked one by one */
+	struct control *control;      /* exec-into's socket, or NULL */
 };
 
 static void launch_release(struct launch *l)
@@ -353,6 +355,7 @@ static void launch_release(struct launch *l)
 	if (l->sv_ready)
 		supervisor_release(&l->sv);
 	mount_plan_release(&l->mounts);
+	control_close(l->control);
 	strv_release(&l->args);
 	if (l->mounts_fd >= 0)
 		close(l->mounts_fd);
@@ -542,6 +545,9 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	if (!dry_run && socket_watch_start(&l->sockets, &s->policy, &s->host_sockets, err) < 0)
 		return -1;
 
+	if (!dry_run && io->control_socket &&
+	    control_open(&l->control, io->control_socket, err) < 0)
+		return -1;
 	if (supervisor_prepare(&l->sv, io->err, err) < 0) {
 		supervisor_release(&l->sv);
 		return -1;
@@ -566,6 +572,7 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	    .info_fd = l->sv.info_pipe[1],
 	    .ready_fd = l->sv.ready_pipe[1],
 	    .stderr_fd = l->sv.stderr_copy,
+	    .control_fd = l->control ? control_init_end(l->control) : -1,
 	    .ignored_signals = l->sv.ignored_signals,
 	    .command = strv_array((struct strv *)&s->command),
 	    .audit_socket = l->audit.sock_path,
@@ -694,6 +701,7 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 	    .err = io->err,
 	    .new_session = l.new_session,
 	    .cgroup_procs_fd = cg.procs_fd,
+	    .control_fd = l.control ? control_init_end(l.control) : -1,
 	    /* Nested, the command reports blocked commands through the outer
 	     * run's audit socket, which it inherits. */
 	    .inherited_fd = inside_sandbox() ? AUDIT_FD_INSIDE : -1,
@@ -707,6 +715,9 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 	if (l.sockets)
 		req.sources[req.sources_len++] = (struct supervise_source){
 		    .fd = socket_watch_fd(l.sockets), .ready = dispatch_sockets, .ctx = l.sockets};
+	if (l.control)
+		req.sources[req.sources_len++] = (struct supervise_source){
+		    .fd = control_fd(l.control), .ready = control_dispatch, .ctx = l.control};
 	struct audit_start start = {
 	    .cwd = s->cwd,
 	    .command = strv_array((struct strv *)&s->command),

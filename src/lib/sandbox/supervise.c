@@ -127,7 +127,8 @@ static _Noreturn void exec_bwrap(struct supervisor *sv, const struct supervise_r
 	    keep_open_across_exec(args_fd) < 0 || keep_open_across_exec(req->mounts_fd) < 0 ||
 	    keep_open_across_exec(sv->ready_pipe[1]) < 0 ||
 	    keep_open_across_exec(sv->info_pipe[1]) < 0 ||
-	    keep_open_across_exec(sv->stderr_copy) < 0)
+	    keep_open_across_exec(sv->stderr_copy) < 0 ||
+	    keep_open_across_exec(req->control_fd) < 0)
 		_exit(127);
 	/* Terminal signals go to the whole foreground process group. bwrap
 	 * must survive them (it would take the sandbox down); the command

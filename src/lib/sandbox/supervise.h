@@ -20,7 +20,7 @@ struct supervisor {
 /* Creates the descriptors whose numbers go into the bwrap arguments. */
 int supervisor_prepare(struct supervisor *sv, int err_fd, struct error *err);
 
-#define SUPERVISE_SOURCES_MAX 6
+#define SUPERVISE_SOURCES_MAX 8
 
 struct supervise_source {
 	int fd;
@@ -39,6 +39,7 @@ struct supervise_request {
 	int mounts_fd;	     /* the mount plan, inherited through bwrap by the init */
 	bool new_session;    /* the sandbox has its own session (no terminal) */
 	int cgroup_procs_fd; /* bwrap starts in this cgroup (pids_cgroup.h), or -1 */
+	int control_fd;	     /* the init's end of the control pair (control.h), or -1 */
 	/* The one descriptor of the caller's that the command inherits (a
 	 * nested run's outer audit socket), or -1: every other one from 3 up
 	 * is closed. */
