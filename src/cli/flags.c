@@ -28,6 +28,7 @@ const char cli_usage[] =
     "       agent-sandbox stop NAME...|--all [--timeout SECONDS]\n"
     "                                                  end sandboxes: SIGTERM to every process,\n"
     "                                                  SIGKILL after the grace (default 10 s)\n"
+    "       agent-sandbox exec-into NAME [--] CMD...   run CMD inside the running sandbox NAME\n"
     "       agent-sandbox --branch NAME [--from REF] CMD...   run CMD in a worktree of\n"
     "                                                  this repository for branch NAME\n"
     "       agent-sandbox checkout NAME [--from REF]   make that worktree; print its path\n"
@@ -178,6 +179,7 @@ static const struct {
     /* list and stop read their own arguments (cli->command). */
     {"list", VERB_LIST, false},
     {"stop", VERB_STOP, false},
+    {"exec-into", VERB_EXEC_INTO, false},
     {"checkout", VERB_CHECKOUT, true},
     {"branches", VERB_BRANCHES, true},
     {"gc", VERB_GC, true},
@@ -646,6 +648,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	switch (cli->verb) {
 	case VERB_LIST:
 	case VERB_STOP:
+	case VERB_EXEC_INTO:
 		return 0;
 	case VERB_RUN:
 		if (!cli->command[0] && !verb_set) {

@@ -21,6 +21,7 @@ enum verb {
 	VERB_HELP,
 	VERB_LIST,
 	VERB_STOP,
+	VERB_EXEC_INTO,
 	VERB_CHECKOUT, /* branch mode: provision a worktree */
 	VERB_BRANCHES,
 	VERB_GC,

@@ -55,6 +55,8 @@ static int run_verb(const struct cli *cli, char **envp, const struct cli_io *io,
 		return verb_list(cli, envp, io, err);
 	case VERB_STOP:
 		return verb_stop(cli, envp, io, err);
+	case VERB_EXEC_INTO:
+		return verb_exec_into(cli, envp, io, err);
 	case VERB_CHECKOUT:
 		return verb_checkout(cli, envp, io, err);
 	case VERB_BRANCHES:

@@ -46,7 +46,7 @@ static int keep_error(struct error *err, struct error *from)
 }
 
 /* Unknown name: say which are running, and the nearest one. */
-static int unknown_name(const struct instance_list *l, const char *name, struct error *err)
+int cli_unknown_sandbox(const struct instance_list *l, const char *name, struct error *err)
 {
 	_cleanup_free_ char *shown = term_escape(name);
 	error_set(err, ERROR_USAGE, "no running sandbox named \"%s\"", shown);
@@ -111,7 +111,7 @@ int verb_stop(const struct cli *cli, char **envp, const struct cli_io *io, struc
 	/* Every name is checked before anything is stopped. */
 	for (size_t i = 0; i < names.len; i++)
 		if (!instance_find(&l, names.items[i]))
-			return unknown_name(&l, names.items[i], err);
+			return cli_unknown_sandbox(&l, names.items[i], err);
 
 	/* All are signalled first and share one grace period: --all with
 	 * many sandboxes takes the grace once, not once each. */

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "cli/flags.h"
 #include "spec/spec.h"
+#include "workspace/instance.h"
 #include "workspace/shelf.h"
 
 struct cli_io {
@@ -42,6 +43,9 @@ int verb_policy(const struct cli *cli, char **envp, const struct cli_io *io, str
 int verb_log(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
 int verb_trust(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
 int verb_list(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
+int verb_exec_into(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
+/* No running sandbox has that name: says which do, and the nearest. */
+int cli_unknown_sandbox(const struct instance_list *l, const char *name, struct error *err);
 int verb_stop(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
 int verb_check(const struct cli_io *io, struct error *err);
 int verb_version(const struct cli_io *io, struct error *err);

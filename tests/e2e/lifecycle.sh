@@ -8,49 +8,6 @@
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 
-# A private runtime directory for this test, and whatever it started
-# stopped when the test ends, however it ends.
-use_private_rundir()
-{
-	mkdir -m 700 "$T/run"
-	export XDG_RUNTIME_DIR="$T/run"
-	STATE="$T/run/agent-sandbox"
-	trap '"$AS" stop --all --timeout 0 >/dev/null 2>&1' EXIT
-}
-
-# Starts agent-sandbox ARGS... in the background, output in $T/$1.out and
-# $T/$1.err; the supervisor's pid in $bg_pid.
-bg_sbx()
-{
-	label=$1
-	shift
-	"$AS" "$@" >"$T/$label.out" 2>"$T/$label.err" </dev/null &
-	bg_pid=$!
-	# A run whose record is gone is not reached by stop --all: the
-	# teardown sends it SIGTERM, which it passes on.
-	echo "$bg_pid" >>"$T/pids"
-}
-
-# Waits until file $1 exists (the command inside made it).
-wait_file()
-{
-	for _ in $(seq 300); do
-		[ -e "$1" ] && return 0
-		sleep 0.03
-	done
-	fail "$1 did not appear"
-}
-
-# Waits until process $1 has exited.
-wait_gone()
-{
-	for _ in $(seq 300); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.03
-	done
-	fail "process $1 is still running"
-}
-
 # How many processes on the host run exactly `sleep $1`: a sandbox's
 # processes, seen from outside.
 count_sleeps()

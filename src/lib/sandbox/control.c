@@ -381,7 +381,8 @@ void control_close(struct control *c)
 
 /* --- The client --- */
 
-int control_exec(const char *path, char *const *argv, const int fds[3], struct error *err)
+int control_exec(const char *path, pid_t supervisor, char *const *argv, const int fds[3],
+		 struct error *err)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof(addr.sun_path))
@@ -401,6 +402,14 @@ int control_exec(const char *path, char *const *argv, const int fds[3], struct e
 		return error_errno(err, ERROR_SETUP, errno, "socket");
 	if (connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0)
 		return error_errno(err, ERROR_SETUP, errno, "connecting to %s", path);
+	struct ucred cred;
+	socklen_t cred_len = sizeof(cred);
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) < 0 ||
+	    cred.pid != supervisor || cred.uid != geteuid())
+		return error_set(err, ERROR_DENIED,
+				 "%s is not the control socket of the sandbox's agent-sandbox "
+				 "(pid %d)",
+				 path, (int)supervisor);
 
 	sigset_t passed, original;
 	sigemptyset(&passed);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <signal.h>
 
 #include "base/error.h"
@@ -71,6 +72,9 @@ void control_close(struct control *c);
 
 /* The client side: runs argv in the sandbox listening on path, with fds
  * as its standard input, output and error, passing on SIGINT, SIGTERM,
- * SIGHUP and SIGQUIT sent to the caller. Returns its exit status (128+N
- * for signal N), or -1 with err set. */
-int control_exec(const char *path, char *const *argv, const int fds[3], struct error *err);
+ * SIGHUP and SIGQUIT sent to the caller. The socket must be held by
+ * process supervisor (the sandbox's record says which): a socket put in
+ * its place gets neither the command nor the descriptors. Returns the
+ * command's exit status (128+N for signal N), or -1 with err set. */
+int control_exec(const char *path, pid_t supervisor, char *const *argv, const int fds[3],
+		 struct error *err);
