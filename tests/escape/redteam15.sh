@@ -1,0 +1,81 @@
+#!/bin/sh
+# Escape attempts against workspaces from a hostile agent in a branch
+# sandbox: the host repository's object store, which `git push host`
+# writes, poisoned so that the user's own later git (checkout, reset,
+# status) writes the agent's content into the host checkout. Git trusts
+# an object's file to hold what its name says and reads a pack before a
+# loose object: a replaced object file, or a new pack that holds other
+# content under an existing object's name, changes what the host's
+# commits contain. Each outcome is checked from outside.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib"
+
+make_host()
+{
+	unset XDG_DATA_HOME XDG_STATE_HOME
+	make_guarded_project
+	rm -f .env
+	blob=$(git rev-parse HEAD:tracked)
+	objects=$T/work/.git/objects
+}
+
+# Zlib-deflated loose object text of a blob with content $2 into file $1.
+FORGE='
+import sys, zlib
+c = sys.argv[2].encode() + b"\n"
+open(sys.argv[1], "wb").write(zlib.compress(b"blob %d\0" % len(c) + c))
+'
+
+expect_host_content_unchanged()
+{
+	[ "$(git cat-file -p "$blob")" = tracked ] ||
+		fail "the host's object $blob now holds: $(git cat-file -p "$blob" | head -3)"
+	rm -f tracked
+	git checkout -q -- tracked 2>/dev/null
+	[ "$(cat tracked)" = tracked ] || fail "the host's git checked out: $(head -3 tracked)"
+}
+
+test_a_branch_sandbox_cannot_replace_an_object_of_the_host()
+{
+	make_host
+	printf '%s' "$FORGE" >"$T/forge.py"
+	cp "$T/forge.py" forge.py
+	sbx --branch agent sh -c "
+		f=$objects/\$(echo $blob | cut -c1-2)/\$(echo $blob | cut -c3-)
+		$PY forge.py \$f.new pwned 2>/dev/null && mv -f \$f.new \$f 2>/dev/null && echo replaced
+		chmod u+w \$f 2>/dev/null && $PY forge.py \$f pwned 2>/dev/null && echo rewrote
+		rm -f \$f 2>/dev/null && $PY forge.py \$f pwned 2>/dev/null && echo recreated; true"
+	expect_status 0
+	expect_out ""
+	expect_host_content_unchanged
+}
+
+test_a_branch_sandbox_cannot_add_a_pack_to_the_host()
+{
+	make_host
+	git repack -q -a -d
+	[ -n "$(ls "$objects/pack/"*.pack 2>/dev/null)" ] || fail "no pack to start from"
+	sbx --branch agent sh -c "
+		for p in $objects/pack/*.pack; do
+			cp \$p $objects/pack/pack-0000000000000000000000000000000000000000.pack 2>/dev/null &&
+				echo added pack
+			mv -f \$p \$p.x 2>/dev/null && echo moved pack
+			chmod u+w \$p 2>/dev/null && echo x >>\$p 2>/dev/null && echo appended
+		done
+		mkdir -p $objects/pack/sub 2>/dev/null && echo made dir; true"
+	expect_status 0
+	expect_out ""
+	expect_host_content_unchanged
+}
+
+test_a_branch_sandbox_still_pushes_a_new_branch_to_the_host()
+{
+	make_host
+	sbx --branch agent sh -c 'echo new >new.txt && git add new.txt &&
+		git commit -qm new && git push -q host HEAD'
+	expect_status 0
+	[ "$(git show agent:new.txt)" = new ] || fail "the push did not arrive: $(err)"
+	expect_host_content_unchanged
+}
+
+run_tests
