@@ -525,6 +525,39 @@ static void expand_strict(const struct git_repo *g, struct rule_list *out)
 	io_each_entry(heads, protect_other_branch, &w);
 }
 
+static bool is_hex(const char *s, size_t min)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+	return n >= min && !s[n];
+}
+
+/* A loose object of the host: read-only, so that it cannot be replaced. */
+static void protect_loose_object(const char *path, const char *name, void *data)
+{
+	if (is_hex(name, 38))
+		protect(data, path, "branch mode (an object of the host repository)");
+}
+
+static void protect_loose_objects(const char *path, const char *name, void *data)
+{
+	if (strlen(name) == 2 && is_hex(name, 2) && is_real_dir(path))
+		io_each_entry(path, protect_loose_object, data);
+}
+
+/* git takes an object's file to hold what its name says and looks in the
+ * packs before the loose objects: an object file replaced, or a pack added
+ * that holds other content under an existing object's name, changes what
+ * the host's commits contain, and the user's next checkout or reset
+ * writes it into the checkout. So `git push host` adds loose objects only:
+ * the existing ones are read-only, and so are the packs (a push of more
+ * than receive.unpackLimit objects, which git keeps as a pack, fails). */
+static void protect_host_objects(struct layout *l, const char *objects)
+{
+	_cleanup_free_ char *pack = xasprintf("%s/pack", objects);
+	protect(l, pack, "branch mode (the host repository's packs)");
+	io_each_entry(objects, protect_loose_objects, l);
+}
+
 /* Branch mode: `git push host NAME` from the shelf writes the host
  * repository's objects, refs and reflogs, and nothing else there. Its
  * control files are protected as a project's are; so are the refs of the
@@ -540,6 +573,8 @@ static void open_host_repo(struct layout *l, const char *git_dir, const char *to
 		add_literal(l->out, path, ACCESS_RW,
 			    "branch mode (the host repository, for git push host)");
 		strv_push(&l->writable, path);
+		if (!strcmp(data[i], "objects"))
+			protect_host_objects(l, path);
 	}
 	_cleanup_strv_ struct strv heads = STRV_INIT;
 	strv_pushf(&heads, "%s/HEAD", git_dir);
