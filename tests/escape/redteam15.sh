@@ -71,6 +71,13 @@ test_a_branch_sandbox_cannot_add_a_pack_to_the_host()
 test_a_branch_sandbox_still_pushes_a_new_branch_to_the_host()
 {
 	make_host
+	# Loose objects in (nearly) every fan-out directory: git moves a
+	# pushed object into one with link(2) from its quarantine, which a
+	# mount on that directory would refuse.
+	mkdir "$T/blobs"
+	(cd "$T/blobs" && seq 1500 | xargs touch && for f in *; do echo "$f" >"$f"; done &&
+		ls | sed "s|^|$T/blobs/|" | git -C "$T/work" hash-object -w --stdin-paths >/dev/null) ||
+		fail "could not fill the host's objects"
 	sbx --branch agent sh -c 'echo new >new.txt && git add new.txt &&
 		git commit -qm new && git push -q host HEAD'
 	expect_status 0

@@ -531,11 +531,18 @@ static bool is_hex(const char *s, size_t min)
 	return n >= min && !s[n];
 }
 
-/* A loose object of the host: read-only, so that it cannot be replaced. */
+/* A loose object of the host: read-only, so that it cannot be rewritten,
+ * removed or renamed over. Its directory is not pinned: git moves a
+ * pushed object into it from its quarantine directory with link(2),
+ * which a mount between the two refuses. */
 static void protect_loose_object(const char *path, const char *name, void *data)
 {
-	if (is_hex(name, 38))
-		protect(data, path, "branch mode (an object of the host repository)");
+	struct layout *l = data;
+	if (is_hex(name, 38) && emit_once(l, "ro", path)) {
+		_cleanup_free_ char *escaped = pattern_escape(path);
+		rule_list_add_tightening(l->out, escaped, ACCESS_RO, LAYER_PRESET,
+					 "branch mode (an object of the host repository)");
+	}
 }
 
 static void protect_loose_objects(const char *path, const char *name, void *data)
