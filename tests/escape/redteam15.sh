@@ -85,4 +85,26 @@ test_a_branch_sandbox_still_pushes_a_new_branch_to_the_host()
 	expect_host_content_unchanged
 }
 
+test_exec_into_past_the_limit_is_refused_with_the_reason()
+{
+	use_private_rundir
+	bg_sbx full --name full sh -c 'touch ready; exec sleep 3301'
+	wait_file ready
+	# A duration of its own, to count this test's commands only.
+	dur=4.$$
+	for _ in $(seq 64); do
+		"$AS" exec-into full sleep "$dur" </dev/null >/dev/null 2>&1 &
+	done
+	for _ in $(seq 100); do
+		[ "$(pgrep -xc -f "sleep $dur" 2>/dev/null)" -ge 64 ] && break
+		sleep 0.05
+	done
+	sbx exec-into full echo one-more
+	expect_status 1
+	expect_err_contains "already runs 64 commands started from outside"
+	expect_err_lacks "sandbox ended"
+	sbx list
+	expect_out_contains full
+}
+
 run_tests

@@ -220,7 +220,7 @@ static _Noreturn void exec_command(char **command, const struct command_hardenin
 }
 
 /* Commands started later through the control socket (exec-into). */
-#define EXECS_MAX 64
+#define EXECS_MAX CONTROL_EXECS_MAX
 static struct {
 	int fd; /* the host's end is the supervisor's relay; -1: none */
 	const struct command_hardening *cl;

@@ -122,7 +122,7 @@ int control_recv(int fd, struct control_header *h, char *buf, size_t *len, int f
 
 /* --- The supervisor's relay --- */
 
-#define CONTROL_CLIENTS_MAX 64
+#define CONTROL_CLIENTS_MAX CONTROL_EXECS_MAX
 
 struct client {
 	int fd;	     /* -1: free slot */
@@ -268,7 +268,16 @@ static void accept_client(struct control *c)
 	for (size_t i = 0; i < CONTROL_CLIENTS_MAX && !free_slot; i++)
 		if (c->clients[i].fd < 0)
 			free_slot = &c->clients[i];
-	if (!free_slot || c->init_fd < 0 || !peer_allowed(fd)) {
+	if (c->init_fd < 0 || !peer_allowed(fd)) {
+		close(fd);
+		return;
+	}
+	if (!free_slot) {
+		/* Said, so that the caller does not take the sandbox for
+		 * ended; the socket is new and has room for one message. */
+		struct control_header h = {CONTROL_MAGIC, CONTROL_VERSION, CONTROL_STARTED, 0,
+					   -EAGAIN};
+		(void)control_send(fd, &h, NULL, 0, NULL, 0);
 		close(fd);
 		return;
 	}
@@ -423,7 +432,9 @@ int control_exec(const char *path, pid_t supervisor, char *const *argv, const in
 	_cleanup_free_ char *buf = xmalloc(CONTROL_PAYLOAD_MAX);
 	struct control_header h = {CONTROL_MAGIC, CONTROL_VERSION, CONTROL_EXEC, 0, argc};
 	int r = sfd < 0 ? -errno : control_send(sock, &h, payload.buf, payload.len, fds, 3);
-	if (r < 0) {
+	/* A relay that refused us (too many commands) said why and closed:
+	 * the answer waits to be read. */
+	if (r < 0 && r != -EPIPE && r != -ECONNRESET) {
 		error_errno(err, ERROR_SETUP, -r, "sending the command to %s", path);
 		goto out;
 	}
@@ -452,8 +463,20 @@ int control_exec(const char *path, pid_t supervisor, char *const *argv, const in
 		int n = control_recv(sock, &h, buf, &len, got, &nfds);
 		for (size_t i = 0; n > 0 && i < nfds; i++)
 			close(got[i]);
+		/* A relay that closed with our request unread resets the
+		 * connection; the kernel reports that before the answer it
+		 * left, which the next read returns. */
+		if (n == -ECONNRESET)
+			continue;
 		if (n <= 0) {
 			error_set(err, ERROR_SETUP, "the sandbox ended before the command did");
+			goto out;
+		}
+		if (h.kind == CONTROL_STARTED && h.value == -EAGAIN) {
+			error_set(err, ERROR_SETUP,
+				  "the sandbox already runs %d commands started from outside",
+				  CONTROL_EXECS_MAX);
+			error_hint(err, "try again when one of them has ended");
 			goto out;
 		}
 		if (h.kind == CONTROL_STARTED && h.value < 0) {

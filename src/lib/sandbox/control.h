@@ -37,6 +37,8 @@ struct control_header {
 #define CONTROL_MAGIC 0x58425341u /* "ASBX" */
 #define CONTROL_VERSION 1
 #define CONTROL_PAYLOAD_MAX (64 * 1024)
+/* Commands started from outside that a sandbox runs at once. */
+#define CONTROL_EXECS_MAX 64
 /* Signals a client may send to the command it started. */
 #define CONTROL_SIGNAL_OK(sig)                                                                     \
 	((sig) == SIGINT || (sig) == SIGTERM || (sig) == SIGHUP || (sig) == SIGQUIT ||             \
