@@ -85,6 +85,37 @@ test_a_branch_sandbox_still_pushes_a_new_branch_to_the_host()
 	expect_host_content_unchanged
 }
 
+test_a_branch_sandbox_cannot_replace_the_hosts_stash_tags_or_remote_branches()
+{
+	make_host
+	git tag v1
+	git update-ref refs/remotes/origin/main HEAD
+	echo "the user's work" >>tracked
+	git stash -q || fail "could not stash"
+	before=$(git for-each-ref --format='%(refname) %(objectname)' | grep -v refs/heads/)
+	stash_log=$(cat .git/logs/refs/stash)
+	# A stash of the agent's, pushed for its objects, then made the
+	# user's newest stash; tags and origin/main moved to it.
+	sbx --branch agent sh -c "
+		echo agent-content >tracked && git stash -q && s=\$(git rev-parse refs/stash)
+		git push -q host \$s:refs/heads/carrier 2>/dev/null
+		g=$T/work/.git; old=\$(cat \$g/refs/stash)
+		echo \$s 2>/dev/null >\$g/refs/stash && echo stash
+		printf '%s %s u <u@e> 1 +0000\tWIP on main: x\n' \$old \$s 2>/dev/null >>\$g/logs/refs/stash &&
+			echo stash log
+		echo \$s 2>/dev/null >\$g/refs/tags/v1 && echo tag
+		echo \$s 2>/dev/null >\$g/refs/remotes/origin/main && echo remote
+		echo \$s 2>/dev/null >\$g/refs/notes/commits && echo notes; true"
+	expect_status 0
+	expect_out ""
+	after=$(git for-each-ref --format='%(refname) %(objectname)' | grep -v refs/heads/)
+	[ "$after" = "$before" ] || fail "the host's refs changed: $after"
+	[ "$(cat .git/logs/refs/stash)" = "$stash_log" ] || fail "the host's stash log changed"
+	git stash pop -q 2>/dev/null
+	grep -q agent-content tracked && fail "git stash pop wrote the agent's content"
+	grep -q "the user's work" tracked || fail "the user's stash was lost"
+}
+
 test_exec_into_past_the_limit_is_refused_with_the_reason()
 {
 	use_private_rundir

@@ -566,13 +566,17 @@ static void protect_host_objects(struct layout *l, const char *objects)
 }
 
 /* Branch mode: `git push host NAME` from the shelf writes the host
- * repository's objects, refs and reflogs, and nothing else there. Its
+ * repository's objects, branches and their reflogs, and nothing else there. Its
  * control files are protected as a project's are; so are the refs of the
  * branches its worktrees have checked out, which git's own refusal covers
  * for git only, not for a write of the ref file. */
 static void open_host_repo(struct layout *l, const char *git_dir, const char *top)
 {
-	static const char *const data[] = {"objects", "refs", "logs"};
+	/* Branches only: the rest of refs/ and logs/ is what the user's
+	 * git trusts to be theirs: refs/stash and its reflog (`git stash
+	 * pop` writes the checkout), tags, remote-tracking branches (a
+	 * merge or rebase onto origin/main), notes. */
+	static const char *const data[] = {"objects", "refs/heads", "logs/refs/heads"};
 	for (size_t i = 0; i < ARRAY_SIZE(data); i++) {
 		_cleanup_free_ char *path = xasprintf("%s/%s", git_dir, data[i]);
 		if (!is_real_dir(path))
