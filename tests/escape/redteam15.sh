@@ -85,6 +85,27 @@ test_a_branch_sandbox_still_pushes_a_new_branch_to_the_host()
 	expect_host_content_unchanged
 }
 
+test_a_branch_sandbox_cannot_rewrite_the_hosts_objects_through_the_shelf()
+{
+	make_host
+	printf '%s' "$FORGE" >forge.py
+	# The shelf's copy of the host's object, made writable (the sandbox
+	# owns it) and rewritten in place: with a hardlink, the host's too.
+	sbx --branch agent sh -c "
+		f=\$(git rev-parse --git-common-dir)/objects/\$(echo $blob | cut -c1-2)/\$(echo $blob | cut -c3-)
+		[ -f \$f ] || echo no shelf copy
+		chmod u+w \$f && $PY -c '
+import sys, zlib
+c = b\"pwned\\n\"
+open(sys.argv[1], \"r+b\").write(zlib.compress(b\"blob %d\\0\" % len(c) + c))
+' \$f"
+	expect_status 0
+	expect_out ""
+	[ "$(stat -c %h "$objects/$(echo "$blob" | cut -c1-2)/$(echo "$blob" | cut -c3-)")" = 1 ] ||
+		fail "the host's object file has another link"
+	expect_host_content_unchanged
+}
+
 test_a_branch_sandbox_cannot_replace_the_hosts_stash_tags_or_remote_branches()
 {
 	make_host

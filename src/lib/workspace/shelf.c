@@ -5,12 +5,14 @@
  * host run anything. It never writes to the host repository.
  *
  * The shelf's repo/ is a local clone of the host repository: its own object
- * store, whose files git hardlinks from the host's when both are on one
- * filesystem (and copies otherwise). Nothing is written to the host, and the
- * host's `git gc` cannot break it: gc writes new packs and unlinks old ones,
- * and a hardlink keeps the shelf's copy alive. Alternates (--reference,
- * --shared) would share more, but a host gc that prunes a commit the shelf
- * still builds on would corrupt every worktree. */
+ * store, copied (--no-hardlinks). A hardlink would share the file, not
+ * only its content: the sandbox writes the shelf's objects, and a sandbox
+ * that made its hardlinked copy writable and rewrote it would rewrite the
+ * host's object, which the user's checkout or reset then writes into the
+ * host checkout. Nothing is written to the host, and the host's `git gc`
+ * cannot break the shelf. Alternates (--reference, --shared) would share
+ * more, but a host gc that prunes a commit the shelf still builds on would
+ * corrupt every worktree. */
 #include "workspace/shelf.h"
 
 #include <ctype.h>
@@ -543,8 +545,16 @@ static int create_repo(char *const *envp, const struct shelf *s, int shelf_fd, s
 	_cleanup_free_ char *tmp = xasprintf("%s/%s", s->dir, tmp_name);
 	if (exists_nofollow(shelf_fd, tmp_name))
 		return error_set(err, ERROR_SETUP, "%s is in the way; remove it", tmp);
-	const char *clone[] = {
-	    "clone", "--quiet", "--no-checkout", "--origin", "host", "--", s->host_top, tmp, NULL};
+	const char *clone[] = {"clone",
+			       "--quiet",
+			       "--no-checkout",
+			       "--no-hardlinks",
+			       "--origin",
+			       "host",
+			       "--",
+			       s->host_top,
+			       tmp,
+			       NULL};
 	if (git_must(envp, NULL, "cloning the host repository into the shelf", clone, NULL, err) <
 	    0)
 		return -1;
