@@ -106,6 +106,23 @@ open(sys.argv[1], \"r+b\").write(zlib.compress(b\"blob %d\\0\" % len(c) + c))
 	expect_host_content_unchanged
 }
 
+test_a_branch_sandbox_cannot_move_another_sandboxs_branch_in_the_shelf()
+{
+	make_host
+	wt=$("$AS" checkout other 2>"$T/err") || fail "checkout failed: $(cat "$T/err")"
+	other_before=$(git -C "$wt" rev-parse HEAD)
+	sbx --branch agent sh -c '
+		echo planted >tracked && git commit -qam planted
+		common=$(git rev-parse --git-common-dir)
+		git rev-parse HEAD 2>/dev/null >"$common/refs/heads/other" && echo wrote ref
+		git branch -f other HEAD 2>/dev/null && echo forced
+		git update-ref refs/heads/other HEAD 2>/dev/null && echo updated; true'
+	expect_status 0
+	expect_out ""
+	[ "$(git -C "$wt" rev-parse HEAD)" = "$other_before" ] ||
+		fail "the other sandbox's branch moved to $(git -C "$wt" log --oneline -1)"
+}
+
 test_a_branch_sandbox_cannot_replace_the_hosts_stash_tags_or_remote_branches()
 {
 	make_host

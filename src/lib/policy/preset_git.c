@@ -640,7 +640,11 @@ void preset_git_expand(bool strict, const struct preset_context *ctx, struct rul
 		_cleanup_free_ char *precommit =
 		    xasprintf("%s/.pre-commit-config.yaml", g.toplevel);
 		add_literal(out, precommit, ACCESS_RO, "@git");
-		if (strict)
+		/* In branch mode the repository is the shelf's, shared by
+		 * every branch sandbox of the host repository: one must not
+		 * move the branch another works on, whose next commit and
+		 * push would then carry its commits. */
+		if (strict || ctx->branch_host_git)
 			expand_strict(&g, out);
 	}
 	for (size_t i = 0; ctx->git_entries && i < ctx->git_entries->len; i++)
