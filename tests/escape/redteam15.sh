@@ -123,6 +123,23 @@ test_a_branch_sandbox_cannot_move_another_sandboxs_branch_in_the_shelf()
 		fail "the other sandbox's branch moved to $(git -C "$wt" log --oneline -1)"
 }
 
+test_a_branch_checked_out_in_a_host_linked_worktree_cannot_be_moved()
+{
+	make_host
+	git worktree add -q "$T/linked" -b feat || fail "could not add a linked worktree"
+	feat_before=$(git rev-parse feat)
+	sbx --branch agent sh -c "
+		echo x >x && git add x && git commit -qm x
+		git push -q host HEAD:feat 2>/dev/null && echo pushed
+		git rev-parse HEAD 2>/dev/null >$T/work/.git/refs/heads/feat && echo wrote ref
+		echo 'ref: refs/heads/agent' 2>/dev/null >$T/work/.git/worktrees/linked/HEAD && echo head; true"
+	expect_status 0
+	expect_out ""
+	[ "$(git rev-parse feat)" = "$feat_before" ] || fail "the linked worktree's branch moved"
+	[ "$(git -C "$T/linked" rev-parse HEAD)" = "$feat_before" ] ||
+		fail "the linked worktree's HEAD moved"
+}
+
 test_a_branch_sandbox_cannot_replace_the_hosts_stash_tags_or_remote_branches()
 {
 	make_host
