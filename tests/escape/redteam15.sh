@@ -78,8 +78,9 @@ test_a_branch_sandbox_still_pushes_a_new_branch_to_the_host()
 	(cd "$T/blobs" && seq 1500 | xargs touch && for f in *; do echo "$f" >"$f"; done &&
 		ls | sed "s|^|$T/blobs/|" | git -C "$T/work" hash-object -w --stdin-paths >/dev/null) ||
 		fail "could not fill the host's objects"
-	sbx --branch agent sh -c 'echo new >new.txt && git add new.txt &&
-		git commit -qm new && git push -q host HEAD'
+	# More objects than git keeps loose by default (receive.unpackLimit).
+	sbx --branch agent sh -c 'echo new >new.txt && seq 120 | xargs -n1 sh -c "echo \$0 >f\$0" &&
+		git add . && git commit -qm new && git push -q host HEAD'
 	expect_status 0
 	[ "$(git show agent:new.txt)" = new ] || fail "the push did not arrive: $(err)"
 	expect_host_content_unchanged

@@ -555,9 +555,9 @@ static void protect_loose_objects(const char *path, const char *name, void *data
  * packs before the loose objects: an object file replaced, or a pack added
  * that holds other content under an existing object's name, changes what
  * the host's commits contain, and the user's next checkout or reset
- * writes it into the checkout. So `git push host` adds loose objects only:
- * the existing ones are read-only, and so are the packs (a push of more
- * than receive.unpackLimit objects, which git keeps as a pack, fails). */
+ * writes it into the checkout. So `git push host` adds loose objects only
+ * (the shelf's remote tells git to unpack what it receives): the existing
+ * ones are read-only, and so are the packs. */
 static void protect_host_objects(struct layout *l, const char *objects)
 {
 	_cleanup_free_ char *pack = xasprintf("%s/pack", objects);

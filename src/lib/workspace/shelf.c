@@ -360,6 +360,11 @@ static int git_must(char *const *envp, const char *dir, const char *what, const 
  * host-side git would obey it: the host refuses to run git on the shelf.
  * The sandbox cannot write the file (the @git preset keeps it read-only);
  * this holds should that ever fail. */
+/* The host's packs are read-only inside (policy/preset_git.c): a push
+ * through the host remote asks git to store what it receives as loose
+ * objects, however many, instead of keeping a pack. */
+#define HOST_RECEIVE_PACK "git -c receive.unpackLimit=2147483647 receive-pack"
+
 static bool allowed_shelf_key(const char *key)
 {
 	static const char *const exact[] = {
@@ -392,7 +397,8 @@ struct config_check {
 static int check_shelf_key(const char *key, const char *value, void *data)
 {
 	struct config_check *c = data;
-	if (allowed_shelf_key(key))
+	if (allowed_shelf_key(key) ||
+	    (!strcmp(key, "remote.host.receivepack") && value && !strcmp(value, HOST_RECEIVE_PACK)))
 		return 0;
 	error_set(c->err, ERROR_DENIED,
 		  "the shelf's config %s sets %s, which agent-sandbox never writes there: no "
@@ -567,6 +573,7 @@ static int create_repo(char *const *envp, const struct shelf *s, int shelf_fd, s
 	    {"config", "remote.origin.fetch", "+refs/remotes/origin/*:refs/remotes/origin/*", NULL},
 	    {"config", "remote.origin.tagOpt", "--no-tags", NULL},
 	    {"config", "remote.origin.pushurl", "/dev/null/push to host instead", NULL},
+	    {"config", "remote.host.receivepack", HOST_RECEIVE_PACK, NULL},
 	    {"update-ref", "--no-deref", "HEAD", "HEAD", NULL},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(steps); i++)
