@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "config/commands.h"
+#include "config/config.h"
 #include "base/error.h"
 #include "policy/rule.h"
 #include "base/strv.h"
@@ -53,6 +54,8 @@ struct cli {
 	bool log_json;		 /* log --json */
 	bool log_blocked;	 /* log --blocked */
 	long log_limit;		 /* log -n N; -1 for all */
+	/* --memory, --cpus, --pids, --timeout, --tmp-size, checked */
+	struct limit_request limits;
 };
 
 int cli_parse(int argc, char **argv, struct cli *cli, struct error *err);
