@@ -415,6 +415,8 @@ size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mo
 	add(args, plan->seccomp ? SECCOMP_ARG : SECCOMP_OFF_ARG);
 	if (plan->pids)
 		strv_pushf(args, "%s%u", PIDS_ARG, plan->pids);
+	if (plan->address_space)
+		strv_pushf(args, "%s%llu", ADDRESS_SPACE_ARG, plan->address_space);
 	/* The loader's variables (LD_PRELOAD, GLIBC_TUNABLES, ...) are the
 	 * command's alone: set in bwrap's environment they would load code
 	 * into the init, which runs before the sandbox is finished and holds
