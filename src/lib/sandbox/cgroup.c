@@ -120,6 +120,35 @@ void sandbox_limits_plan(const struct sandbox_limits *l, struct limit_plan *out)
 	out->pids_unenforced = l->pids && geteuid() == 0 && !out->cgroup.pids;
 }
 
+const char *sandbox_limit_mechanism(const struct cgroup_support *c, enum limit_kind kind)
+{
+	switch (kind) {
+	case LIMIT_MEMORY:
+		if (c->memory)
+			return c->version == 2 ? "memory cgroup v2 (memory.max, swap 0): the "
+						 "sandbox as a whole, OOM kill ends it (exit 137)"
+					       : "memory cgroup v1 (limit_in_bytes and memsw): the "
+						 "sandbox as a whole, OOM kill ends it (exit 137)";
+		return "RLIMIT_AS, weaker: address space per process, an allocation past it "
+		       "fails inside";
+	case LIMIT_CPUS:
+		if (c->cpu)
+			return c->version == 2 ? "cpu cgroup v2 (cpu.max)"
+					       : "cpu cgroup v1 (cfs_quota_us/cfs_period_us)";
+		return "not enforced: no cpu cgroup for this user, and no rlimit bounds a "
+		       "share of CPUs";
+	case LIMIT_PIDS:
+		if (c->pids)
+			return c->version == 2 ? "pids cgroup v2 (pids.max) and RLIMIT_NPROC"
+					       : "pids cgroup v1 (pids.max) and RLIMIT_NPROC";
+		if (geteuid() == 0)
+			return "not enforced: the kernel exempts uid 0 from RLIMIT_NPROC and no "
+			       "pids cgroup can be made";
+		return "RLIMIT_NPROC in the sandbox's user namespace";
+	}
+	return "";
+}
+
 static int write_value(const char *dir, const char *name, const char *value, struct error *err)
 {
 	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);

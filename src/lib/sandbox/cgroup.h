@@ -37,6 +37,13 @@ struct limit_plan {
 
 void sandbox_limits_plan(const struct sandbox_limits *l, struct limit_plan *out);
 
+enum limit_kind { LIMIT_MEMORY, LIMIT_CPUS, LIMIT_PIDS };
+
+/* How a limit of this kind is held for this caller, as `policy` and
+ * `doctor` say it: "memory cgroup (v1)", "RLIMIT_AS per process (weaker:
+ * ...)", "not enforced: ...". Static text. */
+const char *sandbox_limit_mechanism(const struct cgroup_support *c, enum limit_kind kind);
+
 #define SANDBOX_CGROUP_MAX 3
 
 struct sandbox_cgroup {
