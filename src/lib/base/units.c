@@ -17,11 +17,12 @@ static bool digits(const char **p, unsigned long long *n, const char **why)
 	}
 	unsigned long long v = 0;
 	for (; *s >= '0' && *s <= '9'; s++) {
-		if (v > (ULLONG_MAX - 9) / 10) {
+		unsigned long long d = (unsigned long long)(*s - '0');
+		if (v > ULLONG_MAX / 10 || (v == ULLONG_MAX / 10 && d > ULLONG_MAX % 10)) {
 			*why = "it is too large";
 			return false;
 		}
-		v = v * 10 + (unsigned long long)(*s - '0');
+		v = v * 10 + d;
 	}
 	*p = s;
 	*n = v;
