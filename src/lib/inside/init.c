@@ -196,16 +196,18 @@ static _Noreturn void exec_command(char **command, int stderr_fd, unsigned long 
 	if (dup2(stderr_fd, STDERR_FILENO) < 0)
 		_exit(EXIT_SETUP);
 	limit_pids(cl->pids);
+	restrict_command(cl);
+	for (size_t i = 0; i < cl->command_env_len; i++)
+		if (putenv(cl->command_env[i]) != 0)
+			_exit(EXIT_SETUP);
+	/* Last: everything before may allocate (Landlock's rules, and a
+	 * sanitizer's runtime reserves terabytes of address space). */
 	if (cl->address_space) {
 		struct rlimit rl = {.rlim_cur = (rlim_t)cl->address_space,
 				    .rlim_max = (rlim_t)cl->address_space};
 		if (setrlimit(RLIMIT_AS, &rl) < 0)
 			die("limiting the address space: %s", strerror(errno));
 	}
-	restrict_command(cl);
-	for (size_t i = 0; i < cl->command_env_len; i++)
-		if (putenv(cl->command_env[i]) != 0)
-			_exit(EXIT_SETUP);
 
 	execvp(command[0], command);
 	int saved = errno;
