@@ -56,6 +56,19 @@ test_timeout_kills_background_children_and_ones_that_ignore_sigterm()
 		fail "$(count_sleepers "$MARK") sleepers outlived the timeout"
 }
 
+test_timeout_kills_a_command_that_ignores_sigterm_after_the_grace()
+{
+	# The grace (5 s) is the one wait of this file: a command that
+	# ignores SIGTERM ends only with the SIGKILL after it.
+	start=$(date +%s)
+	sbx --timeout 200ms sh -c "trap '' TERM; sleep $MARK & sleep $MARK"
+	took=$(($(date +%s) - start))
+	expect_status 124
+	[ "$took" -ge 4 ] && [ "$took" -lt 10 ] || fail "ended after ${took}s, not after the grace"
+	[ "$(count_sleepers "$MARK")" = 0 ] ||
+		fail "$(count_sleepers "$MARK") sleepers outlived the SIGKILL"
+}
+
 test_timeout_from_the_config_names_its_file()
 {
 	echo '{"limits": {"timeout": "500ms"}}' >.agent-sandbox.json
