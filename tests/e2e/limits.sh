@@ -218,7 +218,7 @@ test_project_config_raising_memory_is_refused_lowering_it_applies()
 
 test_malformed_sizes_and_durations_exit_2_naming_the_input()
 {
-	for args in "--memory 1.5g" "--memory 12q" "--memory 1m" "--timeout 10" "--timeout 5d" \
+	for args in "--memory 1.5g" "--memory 12q" "--memory 1m" "--timeout 10" "--timeout 5w" \
 		"--cpus -1" "--cpus 0" "--pids abc" "--tmp-size lots"; do
 		# shellcheck disable=SC2086
 		sbx $args sh -c 'touch ran'
