@@ -3,6 +3,7 @@
  * nothing is taken on trust from the configuration. Probes that need files
  * get a private temporary project, removed afterwards: doctor never leaves
  * anything in the user's project. */
+#include "sandbox/cgroup.h"
 #include "cli/doctor.h"
 
 #include <arpa/inet.h>
@@ -428,6 +429,40 @@ static void check_landlock(struct checklist *cl)
 			   "not available (%s); the second layer is off", strerror(errno));
 }
 
+/* Which limits this user can have held, and how: a cgroup holds them for
+ * the sandbox as a whole; without one, rlimits hold less, or nothing. */
+static void check_limits(struct checklist *cl)
+{
+	struct cgroup_support c;
+	sandbox_cgroup_probe(&c);
+	const char *fix =
+	    geteuid() == 0 ? "mount the cgroup controllers (pids, memory, cpu) under /sys/fs/cgroup"
+			   : "run where a cgroup v2 subtree is delegated to this user (systemd-run "
+			     "--user --scope agent-sandbox ...), or as root";
+	static const struct {
+		const char *name;
+		enum limit_kind kind;
+	} rows[] = {
+	    {"memory limit", LIMIT_MEMORY},
+	    {"cpus limit", LIMIT_CPUS},
+	    {"pids limit", LIMIT_PIDS},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		bool held = rows[i].kind == LIMIT_MEMORY ? c.memory
+			    : rows[i].kind == LIMIT_CPUS ? c.cpu
+							 : c.pids || geteuid() != 0;
+		/* As a user, RLIMIT_NPROC in the user namespace holds pids. */
+		const char *how = sandbox_limit_mechanism(&c, rows[i].kind);
+		if (held)
+			check_ok(cl, rows[i].name, "%s", how);
+		else
+			check_warn(cl, rows[i].name, fix, "%s", how);
+	}
+	check_ok(cl, "timeout",
+		 "the supervisor's timer: SIGTERM to every process, SIGKILL 5s "
+		 "later, exit 124");
+}
+
 static void check_seccomp(struct checklist *cl)
 {
 	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) {
@@ -684,6 +719,7 @@ int doctor_main(char **envp, int out)
 		check_user_namespaces(&cl, bwrap, envp);
 	check_landlock(&cl);
 	check_seccomp(&cl);
+	check_limits(&cl);
 
 	_cleanup_free_ char *self = NULL;
 	if (path_read_link("/proc/self/exe", &self) < 0)

@@ -3,6 +3,7 @@
 #include "cli/flags.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,14 @@ const char cli_usage[] =
     "      --name NAME         name the running sandbox for list and stop (default: the\n"
     "                          project directory's name, made unique)\n"
     "\n"
+    "limits (they only tighten what the config allows):\n"
+    "      --memory SIZE       memory of the whole sandbox (512m, 4g; k, m, g, t)\n"
+    "      --cpus N            CPU time as a number of CPUs (2, 0.5)\n"
+    "      --pids N            processes and threads at once\n"
+    "      --timeout DURATION  end the sandbox after DURATION (90s, 10m; ms, s, m, h):\n"
+    "                          SIGTERM to every process, SIGKILL 5s later, exit 124\n"
+    "      --tmp-size SIZE     size of the private /tmp\n"
+    "\n"
     "log flags (agent-sandbox log [--json] [--blocked] [-n N]):\n"
     "      --json              print the audit records as they are stored\n"
     "      --blocked           only denials\n"
@@ -114,6 +123,11 @@ enum flag_id {
 	F_FROM,
 	F_OLDER_THAN,
 	F_FORCE,
+	F_MEMORY,
+	F_CPUS,
+	F_PIDS,
+	F_TIMEOUT,
+	F_TMP_SIZE,
 };
 
 enum flag_arg {
@@ -161,6 +175,11 @@ static const struct flag {
     {"from", 0, ARG_REQUIRED, F_FROM, "a branch, tag or commit"},
     {"older-than", 0, ARG_REQUIRED, F_OLDER_THAN, "a duration such as 7d"},
     {"force", 0, ARG_NONE, F_FORCE, NULL},
+    {"memory", 0, ARG_REQUIRED, F_MEMORY, "a size like 512m"},
+    {"cpus", 0, ARG_REQUIRED, F_CPUS, "a number of CPUs like 2 or 0.5"},
+    {"pids", 0, ARG_REQUIRED, F_PIDS, "a number of processes"},
+    {"timeout", 0, ARG_REQUIRED, F_TIMEOUT, "a duration like 90s"},
+    {"tmp-size", 0, ARG_REQUIRED, F_TMP_SIZE, "a size like 2g"},
 };
 
 static const struct {
@@ -305,6 +324,35 @@ static int parse_count(const char *flag, const char *value, long *out, struct er
 				 "0 or more)",
 				 flag, value);
 	*out = n;
+	return 0;
+}
+
+/* --memory, --cpus, --pids, --timeout, --tmp-size: the config's grammar
+ * and bounds, an error naming the flag otherwise. */
+static int parse_limit(struct cli *cli, enum flag_id id, const char *flag, const char *value,
+		       struct error *err)
+{
+	static const struct {
+		enum flag_id id;
+		const char *key;
+		size_t offset;
+	} map[] = {
+	    {F_MEMORY, "memory", offsetof(struct limit_request, memory)},
+	    {F_CPUS, "cpus", offsetof(struct limit_request, cpus)},
+	    {F_PIDS, "pids", offsetof(struct limit_request, pids)},
+	    {F_TIMEOUT, "timeout", offsetof(struct limit_request, timeout)},
+	    {F_TMP_SIZE, "tmp", offsetof(struct limit_request, tmp)},
+	};
+	size_t i = 0;
+	while (map[i].id != id)
+		i++;
+	unsigned long long v = 0;
+	const char *why = NULL, *expected = NULL;
+	if (!config_limit_parse(map[i].key, value, &v, &why, &expected))
+		return error_set(err, ERROR_USAGE,
+				 "flag %s: invalid value \"%s\": %s (expected %s)", flag, value,
+				 why, expected);
+	*(unsigned long long *)((char *)&cli->limits + map[i].offset) = v;
 	return 0;
 }
 
@@ -482,6 +530,12 @@ static int apply_flag(struct cli *cli, const struct flag *f, const char *shown, 
 	case F_FORCE:
 		cli->force = true;
 		return 0;
+	case F_MEMORY:
+	case F_CPUS:
+	case F_PIDS:
+	case F_TIMEOUT:
+	case F_TMP_SIZE:
+		return parse_limit(cli, f->id, shown, value, err);
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "config/commands.h"
+#include "config/config.h"
 #include "base/error.h"
 #include "policy/rule.h"
 #include "base/strv.h"
@@ -66,6 +67,8 @@ struct cli {
 	char *older_than;   /* gc --older-than DURATION, as given */
 	bool force;	    /* gc --force */
 	bool branches_json; /* branches --json */
+	/* --memory, --cpus, --pids, --timeout, --tmp-size, checked */
+	struct limit_request limits;
 };
 
 int cli_parse(int argc, char **argv, struct cli *cli, struct error *err);

@@ -22,13 +22,13 @@
 static int retention(const struct cli *cli, char **envp, unsigned long long *ms, struct error *err)
 {
 	if (cli->older_than)
-		return duration_parse(cli->older_than, "--older-than", ms, err);
+		return duration_read(cli->older_than, "--older-than", ms, err);
 	_cleanup_free_ char *value = NULL;
 	if (config_global_retention(envp, &value, err) < 0)
 		return -1;
 	if (value)
-		return duration_parse(value, "\"retention\" in the global config", ms, err);
-	return duration_parse(GC_DEFAULT_RETENTION, "the default retention", ms, err);
+		return duration_read(value, "\"retention\" in the global config", ms, err);
+	return duration_read(GC_DEFAULT_RETENTION, "the default retention", ms, err);
 }
 
 static void line(struct strbuf *sb, const char *what, const struct shelf_worktree *w,

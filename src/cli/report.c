@@ -3,6 +3,8 @@
  * names, error messages) is escaped by term_escape where it is formatted
  * in, and every write goes through a last pass that escapes whatever a
  * terminal would act on except our own line breaks. */
+#include "base/units.h"
+#include "sandbox/cgroup.h"
 #include "cli/report.h"
 
 #include <errno.h>
@@ -114,6 +116,38 @@ static void add_limits(struct strbuf *sb, const struct config_limits *l)
 	strbuf_addf(sb, "), %llu processes (", l->pids.value);
 	term_escape_add(sb, l->pids.layer == LAYER_BUILTIN ? "default" : l->pids.origin);
 	strbuf_addstr(sb, ")\n");
+	struct cgroup_support c;
+	sandbox_cgroup_probe(&c);
+	_cleanup_free_ char *memory = config_format_size(l->memory.value);
+	_cleanup_free_ char *cpus = cpus_format((unsigned)l->cpus.value);
+	_cleanup_free_ char *timeout = duration_format(l->timeout.value);
+	const struct {
+		const char *label;
+		const struct config_limit *limit;
+		const char *value;
+		const char *how;
+	} rows[] = {
+	    {"memory", &l->memory, memory, sandbox_limit_mechanism(&c, LIMIT_MEMORY)},
+	    {"cpus", &l->cpus, cpus, sandbox_limit_mechanism(&c, LIMIT_CPUS)},
+	    {"processes", &l->pids, NULL, sandbox_limit_mechanism(&c, LIMIT_PIDS)},
+	    {"timeout", &l->timeout, timeout,
+	     "SIGTERM to every process, SIGKILL 5s later, exit 124"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		const struct config_limit *v = rows[i].limit;
+		strbuf_addf(sb, "  %-16s ", rows[i].label);
+		if (!v->value) {
+			strbuf_addstr(sb, "none (default)\n");
+			continue;
+		}
+		if (rows[i].value)
+			strbuf_addstr(sb, rows[i].value);
+		else
+			strbuf_addf(sb, "%llu", v->value);
+		strbuf_addstr(sb, " (");
+		term_escape_add(sb, v->layer == LAYER_BUILTIN ? "default" : v->origin);
+		strbuf_addf(sb, "): %s\n", rows[i].how);
+	}
 }
 
 static void add_net_list(struct strbuf *sb, const char *label, const struct net_list *list)

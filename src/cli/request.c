@@ -27,6 +27,7 @@ void cli_request(const struct cli *cli, char *const *envp, struct sandbox_reques
 	    .resolve = &cli->resolve,
 	    .allow_degraded = cli->allow_degraded,
 	    .command = cli->command,
+	    .limits = &cli->limits,
 	};
 }
 

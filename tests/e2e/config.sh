@@ -104,7 +104,7 @@ test_bad_configs_are_rejected_with_file_line_and_column()
 {"limits": {"tmp": "lots"}}|1:20|does not start with a number
 {"limits": {"pids": 3}}|1:21|"pids" must be from 16 to 4194304
 {"limits": {"pids": "64"}}|1:21|expected a number like 1024
-{"limits": {"memory": "1G"}}|1:13|unknown key "memory" in "limits"
+{"limits": {"memroy": "1G"}}|1:13|unknown key "memroy" in "limits"; did you mean "memory"?
 {"limits": []}|1:12|expected an object like
 CASES
 }

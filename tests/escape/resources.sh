@@ -6,6 +6,8 @@
 #   a tmpfs left at the kernel's default (half of the host's memory)
 #   writing into /dev itself, which bwrap cannot size
 #   a fork bomb past limits.pids
+#   leaving or raising the memory cgroup from inside (writing its files,
+#   remounting them writable), then allocating past the limit
 #   a project 1,100 directories deep with a secret at the bottom, under a
 #   soft limit of 1,024 descriptors (the secret scan ran out of them)
 . "$(dirname "$0")/../lib.sh"
@@ -189,6 +191,27 @@ test_a_cgroup_left_by_a_killed_run_of_the_same_pid_does_not_stop_the_next()
 	expect_status 0
 	dir=$(cat "$T/dir")
 	! [ -d "$dir" ] || fail "the run left $dir"
+}
+
+test_command_cannot_leave_or_raise_its_memory_cgroup()
+{
+	own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
+	[ -n "$own" ] && [ -w "/sys/fs/cgroup/memory${own%/}" ] ||
+		skip "no memory cgroup for this user (the rlimit holds memory per process)"
+	rc=0
+	"$AS" --memory 64m sh -c '
+		for d in /sys/fs/cgroup/memory /sys/fs/cgroup/memory/..; do
+			echo $$ >"$d/cgroup.procs"
+			echo -1 >"$d/memory.limit_in_bytes"
+			echo -1 >"$d/memory.memsw.limit_in_bytes"
+		done 2>/dev/null
+		mount -o remount,rw /sys/fs/cgroup/memory 2>/dev/null && echo remounted
+		mount -t cgroup -o memory none /mnt 2>/dev/null && echo mounted
+		exec '"$PY"' -c "b = bytearray(300 << 20); print(\"survived\")"' \
+		>"$T/out" 2>"$T/err" </dev/null || rc=$?
+	expect_status 137
+	expect_out ""
+	expect_err_contains "the sandbox ran out of memory (limit 64 MiB"
 }
 
 run_tests

@@ -153,6 +153,20 @@ static void config_loads_limits_with_units_and_origins(void **state)
 		assert_string_equal(cfg.limits.tmp.origin, "p.json:1:20");
 		assert_int_equal(cfg.limits.tmp.layer, LAYER_PROJECT);
 	}
+	/* memory, cpus and timeout, with no default of their own. */
+	_cleanup_config_ struct config cfg;
+	config_init(&cfg);
+	assert_true(cfg.limits.memory.value == 0 && cfg.limits.cpus.value == 0 &&
+		    cfg.limits.timeout.value == 0);
+	_cleanup_error_ struct error err = ERROR_INIT;
+	static const char text[] =
+	    "{\"limits\": {\"memory\": \"4g\", \"cpus\": 0.5, \"timeout\": \"10m\"}}";
+	if (load(&cfg, "p.json", text, LAYER_PROJECT, &err) < 0)
+		unit_fail("%s", err.msg);
+	assert_true(cfg.limits.memory.value == 4ULL << 30);
+	assert_true(cfg.limits.cpus.value == 500);
+	assert_true(cfg.limits.timeout.value == 600000);
+	assert_string_equal(cfg.limits.cpus.origin, "p.json:1:37");
 	_cleanup_free_ char *a = config_format_size(1ULL << 30);
 	_cleanup_free_ char *b = config_format_size(1536ULL << 10);
 	_cleanup_free_ char *c = config_format_size(1000);
@@ -261,8 +275,30 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 	    {"{\"limits\": {\"pids\": \"100\"}}", "1:21",
 	     "expected a number like 1024 for \"pids\", not a string"},
 	    {"{\"limits\": {\"pids\": 3}}", "1:21", "\"pids\" must be from 16 to 4194304"},
-	    {"{\"limits\": {\"memory\": \"1G\"}}", "1:13",
-	     "unknown key \"memory\" in \"limits\" (expected one of: \"tmp\", \"pids\")"},
+	    {"{\"limits\": {\"memroy\": \"1G\"}}", "1:13",
+	     "unknown key \"memroy\" in \"limits\"; did you mean \"memory\"?"},
+	    {"{\"limits\": {\"memory\": \"1.5g\"}}", "1:23",
+	     "expected a size like \"1G\" or \"512M\" (k, m, g or t) for \"memory\", but it has a "
+	     "fraction (write 1536m, not 1.5g)"},
+	    {"{\"limits\": {\"memory\": \"1m\"}}", "1:23",
+	     "\"memory\" must be from 16 MiB to 1024 TiB"},
+	    {"{\"limits\": {\"timeout\": \"10\"}}", "1:24",
+	     "expected a duration like \"10m\" or \"90s\" (ms, s, m, h or d) for \"timeout\", but "
+	     "it "
+	     "has no unit"},
+	    {"{\"limits\": {\"timeout\": 600}}", "1:24",
+	     "expected a duration like \"10m\" or \"90s\" (ms, s, m, h or d) for \"timeout\", not "
+	     "a "
+	     "number"},
+	    {"{\"limits\": {\"timeout\": \"10ms\"}}", "1:24",
+	     "\"timeout\" must be from 100ms to 366 days"},
+	    {"{\"limits\": {\"cpus\": -1}}", "1:21",
+	     "expected a number of CPUs like 2 or 0.5 for \"cpus\", but it is negative"},
+	    {"{\"limits\": {\"cpus\": 0}}", "1:21",
+	     "expected a number of CPUs like 2 or 0.5 for \"cpus\", but it is zero"},
+	    {"{\"limits\": {\"cpus\": \"two\"}}", "1:21",
+	     "expected a number of CPUs like 2 or 0.5 for \"cpus\", but it does not start with a "
+	     "number"},
 	    {"{\"limits\": 5}", "1:12", "expected an object like"},
 	    {"{\"dockr\": true}", "1:2", "unknown key \"dockr\"; did you mean \"docker\"?"},
 	    {"{\"readonly\": true}", "1:2",

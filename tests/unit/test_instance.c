@@ -91,7 +91,7 @@ static void instance_record_reads_back_as_written(void **state)
 	    .workdir = (char *)"/home/u/proj/sub",
 	    .network = (char *)"filtered",
 	    .policy_digest = (char *)"sha256:00",
-	    .limits = {.memory_bytes = 1ull << 32, .pids = 512, .timeout_s = 60},
+	    .limits = {.memory_bytes = 1ull << 32, .pids = 512, .timeout_ms = 60000},
 	    .control_socket = (char *)"/run/user/1000/agent-sandbox/proj-2.sock",
 	};
 	char *argv[] = {(char *)"sh", (char *)"-c", (char *)"echo \"\n\x1b\"", NULL};
@@ -111,7 +111,7 @@ static void instance_record_reads_back_as_written(void **state)
 	assert_string_equal(back.command.items[2], "echo \"\n\x1b\"");
 	assert_true(back.limits.memory_bytes == 1ull << 32);
 	assert_int_equal(back.limits.pids, 512);
-	assert_int_equal(back.limits.timeout_s, 60);
+	assert_int_equal(back.limits.timeout_ms, 60000);
 	assert_string_equal(back.control_socket, in.control_socket);
 	instance_release(&back);
 }

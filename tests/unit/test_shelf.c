@@ -65,7 +65,7 @@ static void duration_parse_takes_each_unit(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		unsigned long long ms = 1;
 		_cleanup_error_ struct error err = ERROR_INIT;
-		assert_int_equal(duration_parse(cases[i].text, "t", &ms, &err), 0);
+		assert_int_equal(duration_read(cases[i].text, "t", &ms, &err), 0);
 		assert_true(ms == cases[i].ms);
 	}
 }
@@ -88,7 +88,7 @@ static void duration_parse_refuses_malformed_and_overflowing_text(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		unsigned long long ms = 0;
 		_cleanup_error_ struct error err = ERROR_INIT;
-		if (duration_parse(bad[i], "--older-than", &ms, &err) == 0)
+		if (duration_read(bad[i], "--older-than", &ms, &err) == 0)
 			unit_fail("\"%s\" accepted as %llu ms", bad[i], ms);
 		assert_int_equal(err.kind, ERROR_USAGE);
 		assert_non_null(strstr(err.msg, "--older-than"));

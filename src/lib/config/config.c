@@ -20,6 +20,7 @@
 #include "policy/pattern.h"
 #include "policy/preset.h"
 #include "base/strbuf.h"
+#include "base/units.h"
 #include "base/suggest.h"
 #include "base/dirs.h"
 #include "base/units.h"
@@ -613,55 +614,7 @@ static int load_commands(struct loader *ld, struct json_object *root)
 
 bool config_parse_size(const char *text, unsigned long long *bytes, const char **why)
 {
-	const char *p = text;
-	if (*p < '0' || *p > '9') {
-		*why = "it does not start with a number";
-		return false;
-	}
-	unsigned long long n = 0;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (n > (ULLONG_MAX - 9) / 10) {
-			*why = "it is too large";
-			return false;
-		}
-		n = n * 10 + (unsigned long long)(*p - '0');
-	}
-	unsigned shift = 0;
-	switch (*p) {
-	case 'k':
-	case 'K':
-		shift = 10;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		break;
-	case 't':
-	case 'T':
-		shift = 40;
-		break;
-	}
-	if (shift) {
-		p++;
-		if (*p == 'i' || *p == 'I')
-			p++;
-	}
-	if (*p == 'b' || *p == 'B')
-		p++;
-	if (*p) {
-		*why = "the unit is not one of k, m, g or t";
-		return false;
-	}
-	if (shift && n > (ULLONG_MAX >> shift)) {
-		*why = "it is too large";
-		return false;
-	}
-	*bytes = n << shift;
-	return true;
+	return size_parse(text, bytes, why);
 }
 
 char *config_format_size(unsigned long long bytes)
@@ -731,13 +684,76 @@ static int load_limit_count(struct loader *ld, struct json_object *obj, const ch
 	return 0;
 }
 
+/* "timeout": a duration with its unit ("10m", "90s"). */
+static int load_limit_duration(struct loader *ld, struct json_object *obj, const char *key,
+			       struct config_limit *out)
+{
+	struct jsonc_pos pos = {0, 0};
+	jsonc_member_pos(obj, key, NULL, &pos);
+	struct json_object *v = json_object_object_get(obj, key);
+	if (!json_object_is_type(v, json_type_string))
+		return fail_at(ld, pos,
+			       "expected a duration like \"10m\" or \"90s\" (ms, s, m, h or d) for "
+			       "\"%s\", not %s",
+			       key, type_name(v));
+	unsigned long long ms = 0;
+	const char *why = NULL;
+	if (!duration_parse(json_object_get_string(v), &ms, &why))
+		return fail_at(ld, pos,
+			       "expected a duration like \"10m\" or \"90s\" (ms, s, m, h or d) for "
+			       "\"%s\", but %s",
+			       key, why);
+	if (ms < CONFIG_TIMEOUT_MIN || ms > CONFIG_TIMEOUT_MAX)
+		return fail_at(ld, pos, "\"%s\" must be from 100ms to 366 days", key);
+	_cleanup_free_ char *origin = origin_at(ld, pos);
+	config_set_limit(out, ms, ld->layer, origin);
+	strbuf_addf(&ld->summary, ", limits.%s", key);
+	return 0;
+}
+
+/* "cpus": a number of CPUs, whole or with decimals (2, 0.5). A JSON
+ * number goes through its own text, so 0.1 is exactly 100 thousandths. */
+static int load_limit_cpus(struct loader *ld, struct json_object *obj, const char *key,
+			   struct config_limit *out)
+{
+	struct jsonc_pos pos = {0, 0};
+	jsonc_member_pos(obj, key, NULL, &pos);
+	struct json_object *v = json_object_object_get(obj, key);
+	const char *text = NULL;
+	_cleanup_free_ char *num = NULL;
+	if (json_object_is_type(v, json_type_string))
+		text = json_object_get_string(v);
+	else if (json_object_is_type(v, json_type_int))
+		text = num = xasprintf("%lld", (long long)json_object_get_int64(v));
+	else if (json_object_is_type(v, json_type_double))
+		text = num = xasprintf("%.6g", json_object_get_double(v));
+	else
+		return fail_at(ld, pos,
+			       "expected a number of CPUs like 2 or 0.5 for \"%s\", not %s", key,
+			       type_name(v));
+	unsigned milli = 0;
+	const char *why = NULL;
+	if (!cpus_parse(text, &milli, &why))
+		return fail_at(ld, pos,
+			       "expected a number of CPUs like 2 or 0.5 for \"%s\", but %s", key,
+			       why);
+	if (milli < CONFIG_CPUS_MIN || milli > CONFIG_CPUS_MAX)
+		return fail_at(ld, pos, "\"%s\" must be from 0.01 to 4096", key);
+	_cleanup_free_ char *origin = origin_at(ld, pos);
+	config_set_limit(out, milli, ld->layer, origin);
+	strbuf_addf(&ld->summary, ", limits.%s", key);
+	return 0;
+}
+
 static int load_limits(struct loader *ld, struct json_object *root)
 {
-	static const char *const keys[] = {"tmp", "pids"};
-	struct json_object *lim =
-	    section_object(ld, root, "limits", "{\"tmp\": \"2G\", \"pids\": 512}");
+	static const char *const keys[] = {"tmp", "pids", "memory", "cpus", "timeout"};
+	struct json_object *lim = section_object(ld, root, "limits",
+						 "{\"memory\": \"4g\", \"cpus\": 2, \"pids\": 512, "
+						 "\"timeout\": \"10m\", \"tmp\": \"1g\"}");
 	if (!lim)
 		return -1;
+	struct config_limits *l = &ld->cfg->limits;
 	json_object_object_foreach(lim, key, value)
 	{
 		(void)value;
@@ -745,17 +761,73 @@ static int load_limits(struct loader *ld, struct json_object *root)
 		jsonc_member_pos(lim, key, &kp, NULL);
 		int r;
 		if (!strcmp(key, "tmp"))
-			r = load_limit_size(ld, lim, key, CONFIG_TMP_MIN, CONFIG_TMP_MAX,
-					    &ld->cfg->limits.tmp);
+			r = load_limit_size(ld, lim, key, CONFIG_TMP_MIN, CONFIG_TMP_MAX, &l->tmp);
 		else if (!strcmp(key, "pids"))
 			r = load_limit_count(ld, lim, key, CONFIG_PIDS_MIN, CONFIG_PIDS_MAX,
-					     &ld->cfg->limits.pids);
+					     &l->pids);
+		else if (!strcmp(key, "memory"))
+			r = load_limit_size(ld, lim, key, CONFIG_MEMORY_MIN, CONFIG_MEMORY_MAX,
+					    &l->memory);
+		else if (!strcmp(key, "cpus"))
+			r = load_limit_cpus(ld, lim, key, &l->cpus);
+		else if (!strcmp(key, "timeout"))
+			r = load_limit_duration(ld, lim, key, &l->timeout);
 		else
 			r = unknown_key(ld, kp, key, " in \"limits\"", keys, ARRAY_SIZE(keys));
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+bool config_limit_parse(const char *key, const char *text, unsigned long long *value,
+			const char **why, const char **expected)
+{
+	*why = NULL;
+	unsigned long long v = 0, lo = 0, hi = 0;
+	if (!strcmp(key, "memory") || !strcmp(key, "tmp")) {
+		*expected = !strcmp(key, "memory") ? "a size like 512m or 4g, from 16m to 1024t"
+						   : "a size like 512m or 2g, from 1m to 1t";
+		lo = !strcmp(key, "memory") ? CONFIG_MEMORY_MIN : CONFIG_TMP_MIN;
+		hi = !strcmp(key, "memory") ? CONFIG_MEMORY_MAX : CONFIG_TMP_MAX;
+		if (!size_parse(text, &v, why))
+			return false;
+	} else if (!strcmp(key, "cpus")) {
+		*expected = "a number of CPUs like 2 or 0.5, from 0.01 to 4096";
+		lo = CONFIG_CPUS_MIN, hi = CONFIG_CPUS_MAX;
+		unsigned milli = 0;
+		if (!cpus_parse(text, &milli, why))
+			return false;
+		v = milli;
+	} else if (!strcmp(key, "timeout")) {
+		*expected = "a duration like 90s or 10m (ms, s, m, h or d), from 100ms to 366 days";
+		lo = CONFIG_TIMEOUT_MIN, hi = CONFIG_TIMEOUT_MAX;
+		if (!duration_parse(text, &v, why))
+			return false;
+	} else {
+		*expected = "a number of processes, from 16 to 4194304";
+		lo = CONFIG_PIDS_MIN, hi = CONFIG_PIDS_MAX;
+		const char *p = text;
+		if (*p < '0' || *p > '9') {
+			*why = *p == '-' ? "it is negative" : "it is not a number";
+			return false;
+		}
+		for (; *p >= '0' && *p <= '9'; p++)
+			if ((v = v * 10 + (unsigned long long)(*p - '0')) > hi) {
+				*why = "it is too large";
+				return false;
+			}
+		if (*p) {
+			*why = "it is not a number";
+			return false;
+		}
+	}
+	if (v < lo || v > hi) {
+		*why = v < lo ? "it is too small" : "it is too large";
+		return false;
+	}
+	*value = v;
+	return true;
 }
 
 int config_socket_validate(const char *text, struct error *err)
@@ -917,7 +989,7 @@ static int load_retention(struct loader *ld, struct json_object *root)
 	unsigned long long ms;
 	_cleanup_error_ struct error derr = ERROR_INIT;
 	if (!json_object_is_type(v, json_type_string) ||
-	    duration_parse(json_object_get_string(v), "retention", &ms, &derr) < 0)
+	    duration_read(json_object_get_string(v), "retention", &ms, &derr) < 0)
 		return fail_at(ld, pos,
 			       "\"retention\": expected a duration such as \"7d\" (a whole "
 			       "number and ms, s, m, h or d)");
@@ -1152,6 +1224,9 @@ void config_init(struct config *cfg)
 	config_set(&cfg->read_only, false, LAYER_BUILTIN, "default");
 	config_set_limit(&cfg->limits.tmp, CONFIG_TMP_DEFAULT, LAYER_BUILTIN, "default");
 	config_set_limit(&cfg->limits.pids, CONFIG_PIDS_DEFAULT, LAYER_BUILTIN, "default");
+	config_set_limit(&cfg->limits.memory, 0, LAYER_BUILTIN, "default");
+	config_set_limit(&cfg->limits.cpus, 0, LAYER_BUILTIN, "default");
+	config_set_limit(&cfg->limits.timeout, 0, LAYER_BUILTIN, "default");
 	cfg->commands = (struct command_table)COMMAND_TABLE_INIT;
 	command_table_set(&cfg->commands, "git", COMMAND_GIT, NULL, LAYER_BUILTIN, "default");
 	/* Filtered by default: an agent reaches its API, package registries
@@ -1214,7 +1289,11 @@ void config_release(struct config *cfg)
 	free(cfg->network.origin);
 	free(cfg->limits.tmp.origin);
 	free(cfg->limits.pids.origin);
+	free(cfg->limits.memory.origin);
+	free(cfg->limits.cpus.origin);
+	free(cfg->limits.timeout.origin);
 	cfg->limits.tmp.origin = cfg->limits.pids.origin = NULL;
+	cfg->limits.memory.origin = cfg->limits.cpus.origin = cfg->limits.timeout.origin = NULL;
 	net_list_release(&cfg->network.allow);
 	net_list_release(&cfg->network.deny);
 	net_list_release(&cfg->network.localhost);

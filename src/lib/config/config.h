@@ -56,9 +56,25 @@ struct config_limit {
 /* limits: what the sandbox may use of the host. Each setting is a scalar:
  * the last layer wins. */
 struct config_limits {
-	struct config_limit tmp;  /* bytes of the /tmp tmpfs */
-	struct config_limit pids; /* processes and threads inside */
+	struct config_limit tmp;     /* bytes of the /tmp tmpfs */
+	struct config_limit pids;    /* processes and threads inside */
+	struct config_limit memory;  /* bytes of memory; 0: no limit */
+	struct config_limit cpus;    /* thousandths of a CPU; 0: no limit */
+	struct config_limit timeout; /* milliseconds of wall-clock time; 0: no limit */
 };
+
+/* Limits a front end sets (its flags), in config_limits' units; 0: not
+ * set there. */
+struct limit_request {
+	unsigned long long tmp, pids, memory, cpus, timeout;
+};
+
+/* Checks a value given for one of the limits ("memory", "cpus", "pids",
+ * "timeout" or "tmp") as text: its form and its bounds. On success stores
+ * it in config_limits' units; on failure returns false and sets *expected
+ * to the form and bounds expected (static text). */
+bool config_limit_parse(const char *key, const char *text, unsigned long long *value,
+			const char **why, const char **expected);
 
 /* The defaults: enough for builds and test suites, far from what takes a
  * host down. */
@@ -70,6 +86,14 @@ struct config_limits {
 #define CONFIG_TMP_MAX (1ULL << 40)
 #define CONFIG_PIDS_MIN 16
 #define CONFIG_PIDS_MAX 4194304
+/* Less memory than this does not start a shell; less CPU than a hundredth
+ * or a timeout under 100 ms is a typo too. */
+#define CONFIG_MEMORY_MIN (16ULL << 20)
+#define CONFIG_MEMORY_MAX (1ULL << 50)
+#define CONFIG_CPUS_MIN 10
+#define CONFIG_CPUS_MAX (4096 * 1000)
+#define CONFIG_TIMEOUT_MIN 100ULL
+#define CONFIG_TIMEOUT_MAX (366ULL * 24 * 3600 * 1000)
 
 struct config_setting {
 	bool value;

@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -127,6 +128,7 @@ struct command_hardening {
 	size_t tcp_connect_len;
 	unsigned pids;	    /* 0: no limit */
 	rlim_t nproc;	    /* RLIMIT_NPROC from pids, reckoned once for every command */
+	long address_space; /* bytes of RLIMIT_AS; 0: no limit */
 	char **command_env; /* NAME=VALUE, for the command only */
 	size_t command_env_len;
 };
@@ -210,6 +212,14 @@ static _Noreturn void exec_command(char **command, const struct command_hardenin
 	for (size_t i = 0; i < cl->command_env_len; i++)
 		if (putenv(cl->command_env[i]) != 0)
 			_exit(EXIT_SETUP);
+	/* Last: everything before may allocate (Landlock's rules, and a
+	 * sanitizer's runtime reserves terabytes of address space). */
+	if (cl->address_space) {
+		struct rlimit rl = {.rlim_cur = (rlim_t)cl->address_space,
+				    .rlim_max = (rlim_t)cl->address_space};
+		if (setrlimit(RLIMIT_AS, &rl) < 0)
+			die("limiting the address space: %s", strerror(errno));
+	}
 
 	execvp(command[0], command);
 	int saved = errno;
@@ -449,6 +459,9 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 			control.fd = (int)parse_number(argv[arg] + strlen(CONTROL_ARG), 1 << 20);
 		else if (!strncmp(argv[arg], PIDS_ARG, strlen(PIDS_ARG)))
 			cl.pids = (unsigned)parse_number(argv[arg] + strlen(PIDS_ARG), 1 << 22);
+		else if (!strncmp(argv[arg], ADDRESS_SPACE_ARG, strlen(ADDRESS_SPACE_ARG)))
+			cl.address_space =
+			    parse_number(argv[arg] + strlen(ADDRESS_SPACE_ARG), LONG_MAX);
 		else
 			die("%s is internal to agent-sandbox", SANDBOX_INIT_ARG);
 	}

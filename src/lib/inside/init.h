@@ -7,7 +7,8 @@
 #include <signal.h>
 
 /* argv: SANDBOX_SELF SANDBOX_INIT_ARG READY_FD STDERR_FD IGNORED_MASK
- * --mounts=FD (--seccomp | --no-seccomp) [--forward=SPEC] [--pids=N] [--command-env=N=V...]
+ * --mounts=FD (--seccomp | --no-seccomp) [--forward=SPEC] [--pids=N] [--address-space=N]
+ * [--command-env=N=V...]
  * (--landlock-rw=PATH... [--landlock-connect=PORT...] | --no-landlock) -- CMD...
  * Never returns. */
 /* The sealed memfd with the mount plan (mount_plan.h): the init checks
@@ -31,6 +32,9 @@
 #define CONTROL_ARG "--control="
 /* How many processes the command may have at once (RLIMIT_NPROC). */
 #define PIDS_ARG "--pids="
+/* Bytes of address space each process of the command may have
+ * (RLIMIT_AS): the memory limit where no memory cgroup holds it. */
+#define ADDRESS_SPACE_ARG "--address-space="
 /* A variable of the dynamic loader's, set for the command only: the init
  * itself never runs with one. */
 #define COMMAND_ENV_ARG "--command-env="

@@ -3,6 +3,7 @@
  * entry, each on an exposure order, and names the project entry that shows
  * more. Both sides come from the same planning; it never reads a config
  * file itself, so it cannot see a setting the run does not. */
+#include "base/units.h"
 #include "policy/trust.h"
 
 #include <stdarg.h>
@@ -94,6 +95,28 @@ static void compare_limits(struct comparison *c)
 		loosens(c, a->pids.origin,
 			"\"limits.pids\" raises the process limit to %llu (%llu by %s)",
 			a->pids.value, b->pids.value, decided_by(b->pids.layer, b->pids.origin));
+	/* memory, cpus and timeout: 0 is no limit, which any value lowers. */
+	if (a->memory.layer == LAYER_PROJECT && b->memory.value &&
+	    a->memory.value > b->memory.value) {
+		_cleanup_free_ char *now = config_format_size(a->memory.value);
+		_cleanup_free_ char *was = config_format_size(b->memory.value);
+		loosens(c, a->memory.origin, "\"limits.memory\" raises memory to %s (%s by %s)",
+			now, was, decided_by(b->memory.layer, b->memory.origin));
+	}
+	if (a->cpus.layer == LAYER_PROJECT && b->cpus.value && a->cpus.value > b->cpus.value) {
+		_cleanup_free_ char *now = cpus_format((unsigned)a->cpus.value);
+		_cleanup_free_ char *was = cpus_format((unsigned)b->cpus.value);
+		loosens(c, a->cpus.origin, "\"limits.cpus\" raises the CPUs to %s (%s by %s)", now,
+			was, decided_by(b->cpus.layer, b->cpus.origin));
+	}
+	if (a->timeout.layer == LAYER_PROJECT && b->timeout.value &&
+	    a->timeout.value > b->timeout.value) {
+		_cleanup_free_ char *now = duration_format(a->timeout.value);
+		_cleanup_free_ char *was = duration_format(b->timeout.value);
+		loosens(c, a->timeout.origin,
+			"\"limits.timeout\" raises the timeout to %s (%s by %s)", now, was,
+			decided_by(b->timeout.layer, b->timeout.origin));
+	}
 }
 
 /* A preset removed takes its rules away; the policy comparison sees what

@@ -417,6 +417,8 @@ size_t bwrap_render(const struct bwrap_input *plan, struct strv *args, struct mo
 		strv_pushf(args, "%s%u", PIDS_ARG, plan->pids);
 	if (plan->control_fd > 0)
 		strv_pushf(args, "%s%d", CONTROL_ARG, plan->control_fd);
+	if (plan->address_space)
+		strv_pushf(args, "%s%llu", ADDRESS_SPACE_ARG, plan->address_space);
 	/* The loader's variables (LD_PRELOAD, GLIBC_TUNABLES, ...) are the
 	 * command's alone: set in bwrap's environment they would load code
 	 * into the init, which runs before the sandbox is finished and holds

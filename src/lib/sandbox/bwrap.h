@@ -61,6 +61,7 @@ struct bwrap_input {
 	const struct hardening *hardening; /* Landlock for the init to apply; NULL: none */
 	unsigned long long tmp_size;	   /* bytes of /tmp; 0: BWRAP_TMP_DEFAULT */
 	unsigned pids;			   /* processes the command may have; 0: no limit */
+	unsigned long long address_space;  /* RLIMIT_AS of the command; 0: no limit */
 	const struct bwrap_copy *copies;   /* shown in place of the host's files */
 	size_t copies_len;
 	/* Each masked file's own empty stand-in, in policy order (see

@@ -26,7 +26,8 @@
 #include "sandbox/control.h"
 #include "sandbox/mount_plan.h"
 #include "sandbox/nested.h"
-#include "sandbox/pids_cgroup.h"
+#include "sandbox/cgroup.h"
+#include "base/units.h"
 #include "sandbox/rundir.h"
 #include "sandbox/seccomp.h"
 #include "sandbox/secret_watch.h"
@@ -341,7 +342,8 @@ struct launch {
 	struct mount_plan mounts;
 	size_t command_start;
 	bool new_session;
-	char *copies_dir; /* this run's copies, removed at the end */
+	struct limit_plan limits; /* which limit is held by what */
+	char *copies_dir;	  /* this run's copies, removed at the end */
 	struct strv copy_files;
 	struct bwrap_copy *copies;
 	size_t copies_len;
@@ -533,6 +535,7 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 		return -1;
 	if (require_hardening(s, err) < 0)
 		return -1;
+	sandbox_limits_plan(&s->limits, &l->limits);
 	if (s->audit && !dry_run && open_audit(s, l->empty, &l->audit, err) < 0)
 		return -1;
 	bool filtered = s->cfg.network.mode == NETWORK_FILTERED;
@@ -583,6 +586,7 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	    .mounts_fd = l->mounts_fd,
 	    .tmp_size = s->limits.tmp_bytes,
 	    .pids = s->limits.pids,
+	    .address_space = l->limits.memory_rlimit ? s->limits.memory_bytes : 0,
 	    .copies = l->copies,
 	    .copies_len = l->copies_len,
 	};
@@ -654,6 +658,60 @@ void sandbox_result_release(struct sandbox_result *r)
 	strv_release(&r->secret_reads);
 }
 
+/* "--memory" or "limits.memory at FILE:L:C": where a limit came from. */
+static char *limit_source(const struct config_limit *c, const char *key)
+{
+	if (c->layer == LAYER_CLI)
+		return xstrdup(c->origin);
+	return xasprintf("limits.%s at %s", key, c->origin);
+}
+
+/* Before the command: the limits that hold less than they say, and why. */
+static void note_weaker_limits(const struct sandbox_spec *s, const struct limit_plan *p)
+{
+	if (p->memory_rlimit) {
+		_cleanup_free_ char *size = config_format_size(s->limits.memory_bytes);
+		output_note("memory limit enforced as address-space limit (RLIMIT_AS): %s per "
+			    "process, not for the sandbox as a whole; an allocation past it fails "
+			    "inside instead of ending the sandbox (no memory cgroup can be made "
+			    "for this user)",
+			    size);
+	}
+	if (p->cpus_unenforced)
+		output_note("cpus not enforced: no cpu cgroup can be made for this user, and no "
+			    "rlimit bounds a share of CPUs (RLIMIT_CPU bounds CPU time)");
+	if (p->pids_unenforced)
+		output_note("pids not enforced: the kernel exempts uid 0 from RLIMIT_NPROC and no "
+			    "pids cgroup can be made");
+	output_debug("limits: cgroup v%d (pids %s, memory %s, cpu %s)", p->cgroup.version,
+		     p->cgroup.pids ? "yes" : "no", p->cgroup.memory ? "yes" : "no",
+		     p->cgroup.cpu ? "yes" : "no");
+}
+
+/* After the run: a limit that ended it says so on stderr, and the text
+ * goes to the audit end record. NULL when no limit did. */
+static char *limit_outcome(const struct sandbox_spec *s, const struct supervisor *sv,
+			   const struct sandbox_cgroup *cg, int status)
+{
+	char *why = NULL;
+	if (sv->timed_out) {
+		_cleanup_free_ char *d = duration_format(s->limits.timeout_ms);
+		_cleanup_free_ char *src = limit_source(&s->cfg.limits.timeout, "timeout");
+		why = s->cfg.limits.timeout.layer == LAYER_CLI
+			  ? xasprintf("the command ran out of time (%s %s)", src, d)
+			  : xasprintf("the command ran out of time (%s, %s)", d, src);
+	} else if (status >= 128 && sandbox_cgroup_oom(cg)) {
+		_cleanup_free_ char *size = config_format_size(s->limits.memory_bytes);
+		_cleanup_free_ char *src = limit_source(&s->cfg.limits.memory, "memory");
+		why = xasprintf("the sandbox ran out of memory (limit %s, %s): the kernel killed "
+				"its largest process",
+				size, src);
+	}
+	if (why)
+		output_note("%s", why);
+	return why;
+}
+
 int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 		   struct sandbox_result *result, struct error *err)
 {
@@ -678,18 +736,10 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 		output_debug("secrets: scan cache not written: %s", cache_err.msg);
 	else if (saved > 0)
 		output_debug("secrets: scan cache written to %s", s->secrets.cache_path);
-	/* The kernel does not apply RLIMIT_NPROC to the host's root: a pids
-	 * cgroup, where one can be had, holds the limit instead. bwrap and
-	 * the init count too. */
-	_cleanup_pids_cgroup_ struct pids_cgroup cg = PIDS_CGROUP_INIT;
-	if (geteuid() == 0 && s->limits.pids &&
-	    pids_cgroup_create(&cg, s->limits.pids + PIDS_CGROUP_OVERHEAD, err) < 0)
+	_cleanup_sandbox_cgroup_ struct sandbox_cgroup cg = SANDBOX_CGROUP_INIT;
+	if (sandbox_cgroup_create(&cg, &s->limits, &l.limits, err) < 0)
 		return -1;
-	output_debug("limits: pids %u (%s)", s->limits.pids,
-		     cg.dir	      ? cg.dir
-		     : geteuid() == 0 ? "none: the kernel exempts uid 0 from RLIMIT_NPROC and no "
-					"pids cgroup could be made"
-				      : "RLIMIT_NPROC in the sandbox's user namespace");
+	note_weaker_limits(s, &l.limits);
 	struct supervise_request req = {
 	    .bwrap = l.bwrap,
 	    .mounts_fd = l.mounts_fd,
@@ -700,8 +750,10 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 	    .out = io->out,
 	    .err = io->err,
 	    .new_session = l.new_session,
-	    .cgroup_procs_fd = cg.procs_fd,
 	    .control_fd = l.control ? control_init_end(l.control) : -1,
+	    .cgroup_procs_fds = cg.procs_fds,
+	    .cgroup_procs_len = cg.len,
+	    .timeout_ms = s->limits.timeout_ms,
 	    /* Nested, the command reports blocked commands through the outer
 	     * run's audit socket, which it inherits. */
 	    .inherited_fd = inside_sandbox() ? AUDIT_FD_INSIDE : -1,
@@ -740,6 +792,7 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 		    .fd = secrets_fd, .ready = dispatch_secrets, .ctx = l.secrets};
 	int status = supervisor_run(&l.sv, &req, err);
 	result->stopped = l.audit.stopped = l.sv.stop_requested;
+	_cleanup_free_ char *ended = limit_outcome(s, &l.sv, &cg, status);
 	supervisor_release(&l.sv);
 	l.sv_ready = false;
 	if (l.guard) {
@@ -752,7 +805,7 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 		error_set(err, ERROR_SETUP, "%s", socket_watch_stop_reason(l.sockets));
 	secret_watch_finish(l.secrets);
 	secret_watch_take_reads(l.secrets, &result->secret_reads);
-	audit_run_end(&l.audit, status, status < 0 ? err->msg : NULL);
+	audit_run_end(&l.audit, status, status < 0 ? err->msg : ended);
 	/* After the end record, whose own failure counts too, and before the
 	 * log is closed: a log with holes must not pass for a whole one. */
 	_cleanup_free_ char *lost = audit_write_failure(&l.audit);

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -26,7 +27,7 @@
 #include "base/cleanup.h"
 #include "base/io.h"
 #include "inside/init.h"
-#include "sandbox/pids_cgroup.h"
+#include "sandbox/cgroup.h"
 #include "base/strbuf.h"
 #include "base/term_escape.h"
 #include "base/xalloc.h"
@@ -138,8 +139,8 @@ static _Noreturn void exec_bwrap(struct supervisor *sv, const struct supervise_r
 	signal(SIGHUP, SIG_IGN);
 	sigprocmask(SIG_SETMASK, original_mask, NULL);
 	/* Before bwrap exists: no process of the sandbox is outside. */
-	if (req->cgroup_procs_fd >= 0 && pids_cgroup_enter(req->cgroup_procs_fd) < 0) {
-		dprintf(STDERR_FILENO, "entering the pids cgroup: %s\n", strerror(errno));
+	if (sandbox_cgroup_enter(req->cgroup_procs_fds, req->cgroup_procs_len) < 0) {
+		dprintf(STDERR_FILENO, "entering the sandbox's cgroup: %s\n", strerror(errno));
 		_exit(127);
 	}
 
@@ -158,6 +159,7 @@ struct watch {
 	bool ready;
 	bool stopped;		/* an event source asked for the sandbox to stop */
 	bool stop_requested;	/* `stop` sent SANDBOX_TERMINATE_SIGNAL or _KILL_SIGNAL */
+	bool timed_out;		/* the deadline passed: SIGTERM sent, SIGKILL next */
 	int interrupted_by;	/* a signal that arrived before the sandbox was up */
 	struct strbuf captured; /* bwrap's stderr before ready */
 	struct strbuf info;
@@ -286,16 +288,45 @@ static void explain_setup_failure(const char *bwrap_says, struct error *err)
 				"the host, check sysctl user.max_user_namespaces");
 }
 
-static int watch_loop(struct supervisor *sv, const struct supervise_request *req, struct watch *w,
-		      int sigfd)
+static void arm_timer(int timerfd, unsigned long long ms)
 {
-	struct pollfd pfd[4 + SUPERVISE_SOURCES_MAX] = {
+	struct itimerspec its = {
+	    .it_value = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000}};
+	/* Unchecked: a valid timerfd and a positive time cannot fail. */
+	(void)timerfd_settime(timerfd, 0, &its, NULL);
+}
+
+/* The deadline: every process inside gets SIGTERM through the init, and
+ * the grace starts; at its end the whole pid namespace dies with the init.
+ * Before the init is up there is nothing to be graceful with. */
+static void on_timer(struct watch *w, int timerfd)
+{
+	uint64_t expirations;
+	if (read(timerfd, &expirations, sizeof(expirations)) != (ssize_t)sizeof(expirations))
+		return;
+	if (!w->timed_out && w->ready && w->init > 0) {
+		w->timed_out = true;
+		kill(w->init, SANDBOX_TERMINATE_SIGNAL);
+		arm_timer(timerfd, SUPERVISE_GRACE_MS);
+		return;
+	}
+	w->timed_out = true;
+	if (w->init > 0)
+		kill(w->init, SIGKILL);
+	kill(w->bwrap, SIGKILL);
+}
+
+static int watch_loop(struct supervisor *sv, const struct supervise_request *req, struct watch *w,
+		      int sigfd, int timerfd)
+{
+	struct pollfd pfd[5 + SUPERVISE_SOURCES_MAX] = {
 	    {.fd = sigfd, .events = POLLIN},
 	    {.fd = sv->ready_pipe[0], .events = POLLIN},
 	    {.fd = sv->stderr_pipe[0], .events = POLLIN},
 	    {.fd = sv->info_pipe[0], .events = POLLIN},
+	    {.fd = timerfd, .events = POLLIN},
 	};
-	nfds_t count = 4;
+	nfds_t count = 5;
 	for (size_t i = 0; i < req->sources_len && i < SUPERVISE_SOURCES_MAX; i++)
 		pfd[count++] = (struct pollfd){.fd = req->sources[i].fd, .events = POLLIN};
 	while (!w->exited) {
@@ -304,8 +335,10 @@ static int watch_loop(struct supervisor *sv, const struct supervise_request *req
 				continue;
 			return -errno;
 		}
-		for (nfds_t i = 4; i < count; i++) {
-			const struct supervise_source *src = &req->sources[i - 4];
+		if (pfd[4].revents & POLLIN)
+			on_timer(w, timerfd);
+		for (nfds_t i = 5; i < count; i++) {
+			const struct supervise_source *src = &req->sources[i - 5];
 			if (!(pfd[i].revents & POLLIN) || src->ready(src->ctx) == 0 || w->stopped)
 				continue;
 			w->stopped = true;
@@ -395,6 +428,14 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 		return error_errno(err, ERROR_SETUP, errno, "creating a signalfd");
 	}
 
+	_cleanup_close_ int timerfd = -1;
+	if (req->timeout_ms) {
+		timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (timerfd < 0) {
+			sigprocmask(SIG_SETMASK, &original, NULL);
+			return error_errno(err, ERROR_SETUP, errno, "creating the timeout's timer");
+		}
+	}
 	bool was_foreground = isatty(req->in) && tcgetpgrp(req->in) == getpgrp();
 	struct watch w = {.captured = STRBUF_INIT, .info = STRBUF_INIT};
 	w.bwrap = fork();
@@ -411,7 +452,10 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 	close_fd(&sv->info_pipe[1]);
 	close_fd(&sv->stderr_copy);
 
-	int r = watch_loop(sv, req, &w, sigfd);
+	if (timerfd >= 0)
+		arm_timer(timerfd, req->timeout_ms);
+	int r = watch_loop(sv, req, &w, sigfd, timerfd);
+	sv->timed_out = w.timed_out;
 	if (r < 0) {
 		kill(w.bwrap, SIGKILL);
 		waitpid(w.bwrap, NULL, 0);
@@ -423,6 +467,8 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 	int result;
 	if (r < 0) {
 		result = error_errno(err, ERROR_SETUP, -r, "watching bwrap");
+	} else if (w.timed_out) {
+		result = SUPERVISE_TIMEOUT_STATUS;
 	} else if (w.stopped) {
 		result = error_set(err, ERROR_SETUP, "the sandbox was stopped");
 	} else if (w.interrupted_by) {

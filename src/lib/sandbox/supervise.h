@@ -15,12 +15,19 @@ struct supervisor {
 	int stderr_copy;	       /* the real stderr, handed through to the command */
 	unsigned long ignored_signals; /* forwarded signals we were started with ignored */
 	bool stop_requested;	       /* `stop` sent its signals (inside/init.h) */
+	bool timed_out;		       /* supervisor_run: the timeout ended the sandbox */
 };
 
 /* Creates the descriptors whose numbers go into the bwrap arguments. */
 int supervisor_prepare(struct supervisor *sv, int err_fd, struct error *err);
 
 #define SUPERVISE_SOURCES_MAX 8
+
+/* The grace between SIGTERM and SIGKILL at the timeout: enough for a
+ * build tool to remove its temporaries, short for a hung one. */
+#define SUPERVISE_GRACE_MS 5000
+/* The exit status of a run the timeout ended, as timeout(1) has it. */
+#define SUPERVISE_TIMEOUT_STATUS 124
 
 struct supervise_source {
 	int fd;
@@ -36,10 +43,17 @@ struct supervise_request {
 	size_t command_start; /* index of the "--" before the command */
 	char **envp;
 	int in, out, err;
-	int mounts_fd;	     /* the mount plan, inherited through bwrap by the init */
-	bool new_session;    /* the sandbox has its own session (no terminal) */
-	int cgroup_procs_fd; /* bwrap starts in this cgroup (pids_cgroup.h), or -1 */
-	int control_fd;	     /* the init's end of the control pair (control.h), or -1 */
+	int control_fd;	  /* the init's end of the control pair (control.h), or -1 */
+	int mounts_fd;	  /* the mount plan, inherited through bwrap by the init */
+	bool new_session; /* the sandbox has its own session (no terminal) */
+	/* bwrap starts in these cgroups (one per hierarchy, cgroup.h) */
+	const int *cgroup_procs_fds;
+	size_t cgroup_procs_len;
+	/* Wall-clock time the sandbox may run, from the fork of bwrap; 0: no
+	 * limit. At the deadline every process inside gets SIGTERM (the
+	 * init's SANDBOX_TERMINATE_SIGNAL), SUPERVISE_GRACE_MS later SIGKILL;
+	 * supervisor_run then returns SUPERVISE_TIMEOUT_STATUS. */
+	unsigned long long timeout_ms;
 	/* The one descriptor of the caller's that the command inherits (a
 	 * nested run's outer audit socket), or -1: every other one from 3 up
 	 * is closed. */

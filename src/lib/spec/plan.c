@@ -198,6 +198,17 @@ static void apply_request(struct config *cfg, const struct sandbox_request *req)
 		config_set(&cfg->docker, req->docker == REQUEST_ON, LAYER_CLI, "--docker");
 	if (req->read_only != REQUEST_UNSET)
 		config_set(&cfg->read_only, req->read_only == REQUEST_ON, LAYER_CLI, "--read-only");
+	const struct limit_request *l = req->limits;
+	if (l && l->memory)
+		config_set_limit(&cfg->limits.memory, l->memory, LAYER_CLI, "--memory");
+	if (l && l->cpus)
+		config_set_limit(&cfg->limits.cpus, l->cpus, LAYER_CLI, "--cpus");
+	if (l && l->pids)
+		config_set_limit(&cfg->limits.pids, l->pids, LAYER_CLI, "--pids");
+	if (l && l->timeout)
+		config_set_limit(&cfg->limits.timeout, l->timeout, LAYER_CLI, "--timeout");
+	if (l && l->tmp)
+		config_set_limit(&cfg->limits.tmp, l->tmp, LAYER_CLI, "--tmp-size");
 	for (size_t i = 0; req->commands && i < req->commands->len; i++) {
 		const struct command_setting *c = &req->commands->items[i];
 		command_table_set(&cfg->commands, c->name, c->kind, c->script, LAYER_CLI,
@@ -1098,6 +1109,9 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	s->allow_degraded = req->allow_degraded;
 	s->limits.tmp_bytes = s->cfg.limits.tmp.value;
 	s->limits.pids = (unsigned)s->cfg.limits.pids.value;
+	s->limits.memory_bytes = s->cfg.limits.memory.value;
+	s->limits.cpus_milli = (unsigned)s->cfg.limits.cpus.value;
+	s->limits.timeout_ms = s->cfg.limits.timeout.value;
 	for (char *const *a = req->command; a && *a; a++)
 		strv_push(&s->command, *a);
 	add_profile_credential_args(s);

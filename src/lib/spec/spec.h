@@ -63,16 +63,19 @@ struct sandbox_request {
 	 * (cwd is then the branch's worktree in the shelf); NULL otherwise. */
 	const char *branch;
 	const char *branch_host_top;
+	/* --memory, --cpus, --pids, --timeout, --tmp-size, checked; NULL:
+	 * none. */
+	const struct limit_request *limits;
 };
 
-/* Resource limits for the sandbox, from the config's "limits" (pids and
- * tmp have defaults; the others are not set by anything yet). Every
- * backend reads them from here. */
+/* Resource limits for the sandbox, from the config's "limits" and the
+ * flags (pids and tmp have defaults). Every backend reads them from
+ * here. */
 struct sandbox_limits {
 	unsigned long long memory_bytes; /* 0: no limit */
 	unsigned cpus_milli;		 /* 0: no limit */
 	unsigned pids;			 /* 0: no limit */
-	unsigned timeout_s;		 /* 0: no limit */
+	unsigned long long timeout_ms;	 /* 0: no limit */
 	unsigned long long tmp_bytes;	 /* size of /tmp; 0: the backend's default */
 };
 

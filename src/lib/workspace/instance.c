@@ -236,8 +236,9 @@ static struct json_object *limits_json(const struct sandbox_limits *l)
 		json_object_object_add(o, "cpus_milli", json_object_new_int64(l->cpus_milli));
 	if (l->pids)
 		json_object_object_add(o, "pids", json_object_new_int64(l->pids));
-	if (l->timeout_s)
-		json_object_object_add(o, "timeout_s", json_object_new_int64(l->timeout_s));
+	if (l->timeout_ms)
+		json_object_object_add(o, "timeout_ms",
+				       json_object_new_int64((int64_t)l->timeout_ms));
 	if (l->tmp_bytes)
 		json_object_object_add(o, "tmp_bytes",
 				       json_object_new_int64((int64_t)l->tmp_bytes));
@@ -322,7 +323,7 @@ bool instance_parse_record(const char *text, struct instance *in)
 		in->limits.memory_bytes = (unsigned long long)get_int(v, "memory_bytes");
 		in->limits.cpus_milli = (unsigned)get_int(v, "cpus_milli");
 		in->limits.pids = (unsigned)get_int(v, "pids");
-		in->limits.timeout_s = (unsigned)get_int(v, "timeout_s");
+		in->limits.timeout_ms = (unsigned long long)get_int(v, "timeout_ms");
 		in->limits.tmp_bytes = (unsigned long long)get_int(v, "tmp_bytes");
 	}
 	json_object_put(o);
