@@ -16,6 +16,8 @@
 
 void cli_branch_release(struct cli_branch *b)
 {
+	if (b->hold >= 0)
+		shelf_tidy_host_objects(&b->shelf);
 	shelf_release_hold(b->hold);
 	b->hold = -1;
 	shelf_release(&b->shelf);

@@ -194,4 +194,33 @@ test_exec_into_past_the_limit_is_refused_with_the_reason()
 	expect_out_contains full
 }
 
+# Outside /tmp: the sandbox's own /tmp is writable beneath it, which would
+# hide what the host's objects directory itself allows.
+test_a_branch_sandbox_cannot_rename_a_fan_out_directory_of_the_host()
+{
+	repo=$(mktemp -d /var/tmp/as-branch.XXXXXX) || fail "mktemp"
+	trap 'rm -rf "$repo"' EXIT
+	cd "$repo" && make_host
+	objects=$repo/.git/objects
+	fan=$(echo "$blob" | cut -c1-2)
+	printf '%s' "$FORGE" >forge.py
+	sbx --branch agent sh -c "
+		wt=\$PWD
+		cd $objects || exit 9
+		mv $fan $fan.away 2>/dev/null && echo renamed
+		mkdir -p $fan.new && $PY $repo/forge.py $fan.new/\$(echo $blob | cut -c3-) pwned &&
+			mv -T $fan.new $fan 2>/dev/null && echo swapped
+		rmdir $fan.new 2>/dev/null && echo removed
+		cd \$wt && echo new >new-file && git add new-file &&
+			git -c user.email=a@b -c user.name=a commit -qm c &&
+			git push -q host agent 2>&1 && echo pushed"
+	expect_status 0
+	expect_out pushed
+	[ -d "$objects/$fan" ] || fail "the fan-out directory $fan is gone"
+	expect_host_content_unchanged
+	git rev-parse -q --verify refs/heads/agent >/dev/null || fail "the push did not arrive"
+	ls -d "$objects"/tmp_objdir-incoming-* 2>/dev/null && fail "the push's quarantine was left behind"
+	return 0
+}
+
 run_tests

@@ -122,6 +122,8 @@ struct command_hardening {
 	bool landlock; /* false only when told --no-landlock */
 	char **writable;
 	size_t writable_len;
+	char **keep_dirs;
+	size_t keep_dirs_len;
 	char **sockets; /* listed unix sockets, for Landlock ABI 9 */
 	size_t sockets_len;
 	uint16_t *tcp_connect;
@@ -152,6 +154,8 @@ static void restrict_command(const struct command_hardening *cl)
 		struct landlock_plan plan = {
 		    .writable = cl->writable,
 		    .writable_len = cl->writable_len,
+		    .keep_dirs = cl->keep_dirs,
+		    .keep_dirs_len = cl->keep_dirs_len,
 		    .restrict_tcp = cl->filtered_network,
 		    .tcp_connect = cl->tcp_connect,
 		    .tcp_connect_len = cl->tcp_connect_len,
@@ -429,6 +433,7 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 	/* At most one entry per argument: sized by argc. */
 	struct command_hardening cl = {
 	    .writable = xcalloc((size_t)argc, sizeof(char *)),
+	    .keep_dirs = xcalloc((size_t)argc, sizeof(char *)),
 	    .sockets = xcalloc((size_t)argc, sizeof(char *)),
 	    .tcp_connect = xcalloc((size_t)argc, sizeof(uint16_t)),
 	    .command_env = xcalloc((size_t)argc, sizeof(char *)),
@@ -444,6 +449,10 @@ _Noreturn void sandbox_init_main(int argc, char **argv)
 			forward = argv[arg] + strlen(FORWARD_ARG);
 		else if (!strncmp(argv[arg], LANDLOCK_RW_ARG, strlen(LANDLOCK_RW_ARG)))
 			cl.writable[cl.writable_len++] = argv[arg] + strlen(LANDLOCK_RW_ARG);
+		else if (!strncmp(argv[arg], LANDLOCK_KEEP_DIRS_ARG,
+				  strlen(LANDLOCK_KEEP_DIRS_ARG)))
+			cl.keep_dirs[cl.keep_dirs_len++] =
+			    argv[arg] + strlen(LANDLOCK_KEEP_DIRS_ARG);
 		else if (!strncmp(argv[arg], LANDLOCK_CONNECT_ARG, strlen(LANDLOCK_CONNECT_ARG)))
 			cl.tcp_connect[cl.tcp_connect_len++] =
 			    (uint16_t)parse_number(argv[arg] + strlen(LANDLOCK_CONNECT_ARG), 65535);

@@ -22,6 +22,8 @@
 #define SECCOMP_ARG "--seccomp"
 #define SECCOMP_OFF_ARG "--no-seccomp"
 #define LANDLOCK_RW_ARG "--landlock-rw="
+/* Writable, but no directory beneath it removed or renamed. */
+#define LANDLOCK_KEEP_DIRS_ARG "--landlock-keep-dirs="
 #define LANDLOCK_CONNECT_ARG "--landlock-connect="
 #define LANDLOCK_OFF_ARG "--no-landlock"
 /* With the filtered network the command may not create unix sockets,

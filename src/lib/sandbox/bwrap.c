@@ -261,6 +261,8 @@ static void render_landlock(const struct bwrap_input *plan, struct strv *args)
 	}
 	for (size_t i = 0; i < l->writable.len; i++)
 		strv_pushf(args, "%s%s", LANDLOCK_RW_ARG, l->writable.items[i]);
+	for (size_t i = 0; i < l->keep_dirs.len; i++)
+		strv_pushf(args, "%s%s", LANDLOCK_KEEP_DIRS_ARG, l->keep_dirs.items[i]);
 	for (size_t i = 0; i < l->sockets.len; i++)
 		strv_pushf(args, "%s%s", LANDLOCK_SOCKET_ARG, l->sockets.items[i]);
 	if (!l->landlock_net || !plan->net)

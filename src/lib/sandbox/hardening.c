@@ -20,6 +20,19 @@ static void add_writable(struct hardening *l, const struct policy *policy)
 		strv_push(&l->writable, landlock_private_writable[i]);
 }
 
+void hardening_keep_dirs(struct hardening *l, const char *path)
+{
+	if (!strv_contains(&l->writable, path))
+		return;
+	struct strv rest = STRV_INIT;
+	for (size_t i = 0; i < l->writable.len; i++)
+		if (strcmp(l->writable.items[i], path) != 0)
+			strv_push(&rest, l->writable.items[i]);
+	strv_release(&l->writable);
+	l->writable = rest;
+	strv_push(&l->keep_dirs, path);
+}
+
 int hardening_require(const struct hardening *l, bool allow_degraded, struct error *err)
 {
 	if (!l->refusal || allow_degraded)
@@ -35,7 +48,10 @@ int hardening_require(const struct hardening *l, bool allow_degraded, struct err
 
 void hardening_plan(struct hardening *l, const struct policy *policy, bool filtered_network)
 {
-	*l = (struct hardening){.writable = STRV_INIT, .sockets = STRV_INIT, .degraded = STRV_INIT};
+	*l = (struct hardening){.writable = STRV_INIT,
+				.keep_dirs = STRV_INIT,
+				.sockets = STRV_INIT,
+				.degraded = STRV_INIT};
 	l->filtered_network = filtered_network;
 	l->landlock_abi = landlock_abi();
 	add_writable(l, policy);
@@ -102,6 +118,7 @@ void hardening_describe(const struct hardening *l, struct strbuf *out)
 void hardening_release(struct hardening *l)
 {
 	strv_release(&l->writable);
+	strv_release(&l->keep_dirs);
 	strv_release(&l->sockets);
 	strv_release(&l->degraded);
 	free(l->refusal);

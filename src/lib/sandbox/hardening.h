@@ -16,6 +16,7 @@ struct hardening {
 	bool landlock_fs;      /* writes limited to `writable` */
 	bool landlock_net;     /* TCP limited to the forwarder's ports */
 	struct strv writable;  /* the policy's rw paths and the private mounts */
+	struct strv keep_dirs; /* writable, but no directory in them removed or renamed */
 	struct strv sockets;   /* unix sockets made outside the command it may reach */
 	struct strv degraded;  /* each layer the kernel cannot give, left out */
 	char *refusal;	       /* why a run without --allow-degraded stops, or NULL */
@@ -30,6 +31,12 @@ void hardening_plan(struct hardening *l, const struct policy *policy, bool filte
  * ABI 9 refuses every other (the inside paths of the listed sockets and
  * of our own audit socket). */
 void hardening_add_socket(struct hardening *l, const char *path);
+/* PATH, one of the writable paths, keeps the directories in it: the command
+ * may write files there and make directories, but not remove or rename a
+ * directory beneath PATH. Branch mode's host objects: a fan-out directory
+ * renamed away and made again could hold a forged object under the name
+ * of one of the user's. */
+void hardening_keep_dirs(struct hardening *l, const char *path);
 /* A run goes on without a layer only when the user allowed it: otherwise
  * an error naming the fix. */
 int hardening_require(const struct hardening *l, bool allow_degraded, struct error *err);

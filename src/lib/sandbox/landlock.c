@@ -184,6 +184,9 @@ int landlock_apply(const struct landlock_plan *plan, struct error *err)
 	for (size_t i = 0; i < plan->writable_len; i++)
 		if (allow_path(ruleset, plan->writable[i], m.writable, err) < 0)
 			return -1;
+	for (size_t i = 0; i < plan->keep_dirs_len; i++)
+		if (allow_path(ruleset, plan->keep_dirs[i], m.writable & ~FS_REMOVE_DIR, err) < 0)
+			return -1;
 	for (size_t i = 0; m.socket && i < plan->sockets_len; i++)
 		if (allow_socket(ruleset, plan->sockets[i], m.socket, err) < 0)
 			return -1;

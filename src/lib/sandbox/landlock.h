@@ -22,6 +22,10 @@ int landlock_abi(void);
 struct landlock_plan {
 	char *const *writable; /* paths beneath which writes stay allowed */
 	size_t writable_len;
+	/* Writable too, except that no directory beneath them may be removed
+	 * or renamed (hardening_keep_dirs). */
+	char *const *keep_dirs;
+	size_t keep_dirs_len;
 	bool restrict_tcp; /* limit TCP: connect only to these ports, bind none */
 	const uint16_t *tcp_connect;
 	size_t tcp_connect_len;

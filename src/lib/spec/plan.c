@@ -1103,6 +1103,12 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	if (build_wrappers(s, envp, err) < 0)
 		return -1;
 	hardening_plan(&s->hardening, &s->policy, s->cfg.network.mode == NETWORK_FILTERED);
+	struct git_repo host = {0};
+	if (s->branch && git_repo_find(s->project_dir, &host) && host.common)
+		s->branch_host_objects = xasprintf("%s/objects", host.common);
+	git_repo_release(&host);
+	if (s->branch_host_objects)
+		hardening_keep_dirs(&s->hardening, s->branch_host_objects);
 	s->hardening.host_network = s->cfg.network.mode == NETWORK_HOST;
 	add_listed_sockets(s);
 	plan_git_config_copies(s, envp);
@@ -1141,6 +1147,7 @@ void sandbox_spec_release(struct sandbox_spec *s)
 	free(s->cwd);
 	free(s->project_dir);
 	free(s->branch);
+	free(s->branch_host_objects);
 	free(s->home);
 	free(s->global_dir);
 	free(s->docker_socket);

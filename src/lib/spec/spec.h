@@ -93,7 +93,11 @@ struct sandbox_spec {
 	/* The user's project: the working directory, or in branch mode the
 	 * host repository's top directory. Names and lists sandboxes. */
 	char *project_dir;
-	char *branch;		    /* branch mode: the branch; NULL otherwise */
+	char *branch; /* branch mode: the branch; NULL otherwise */
+	/* Branch mode: the host repository's objects directory, written by
+	 * `git push host`, whose fan-out directories the command may not
+	 * remove or rename (hardening_keep_dirs). */
+	char *branch_host_objects;
 	bool cwd_given;		    /* the request named it */
 	char *home;		    /* NULL when unknown */
 	char *global_dir;	    /* $XDG_CONFIG_HOME/agent-sandbox */

@@ -57,6 +57,12 @@ int shelf_hold(const char *worktree, struct error *err);
 /* Sets the last use again and releases the lock. */
 void shelf_release_hold(int fd);
 
+/* After a run: removes the empty quarantine directories that `git push
+ * host` leaves in the host's objects directory (the sandbox may not remove
+ * a directory there: hardening_keep_dirs). Only empty directories are
+ * removed, never through a symlink; anything else stays. */
+void shelf_tidy_host_objects(const struct shelf *s);
+
 /* One worktree of a shelf, as `branches` and gc see it. */
 struct shelf_worktree {
 	char *branch; /* from its HEAD; the directory name when unreadable */
