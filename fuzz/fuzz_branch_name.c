@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	error_release(&err);
 	unsigned long long ms;
-	if (duration_parse(text, "fuzz", &ms, &err) == 0 && !isdigit((unsigned char)text[0]))
+	if (duration_read(text, "fuzz", &ms, &err) == 0 && !isdigit((unsigned char)text[0]))
 		abort();
 	error_release(&err);
 	free(text);

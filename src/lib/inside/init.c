@@ -252,31 +252,9 @@ static void control_reply(uint32_t id, enum control_kind kind, int32_t value)
 	(void)control_send(control.fd, &h, NULL, 0, NULL, 0);
 }
 
-/* argv from a CONTROL_EXEC payload: exactly count NUL-terminated strings. */
-static char **control_argv(char *buf, size_t len, int32_t count)
-{
-	if (count < 1 || (size_t)count > len || !len || buf[len - 1] != '\0')
-		return NULL;
-	char **argv = xcalloc((size_t)count + 1, sizeof(char *));
-	size_t at = 0;
-	for (int32_t i = 0; i < count; i++) {
-		if (at >= len) {
-			free(argv);
-			return NULL;
-		}
-		argv[i] = buf + at;
-		at += strlen(buf + at) + 1;
-	}
-	if (at != len) {
-		free(argv);
-		return NULL;
-	}
-	return argv;
-}
-
 static void control_start(uint32_t id, char *buf, size_t len, int32_t count, int fds[3])
 {
-	char **argv = control_argv(buf, len, count);
+	char **argv = control_parse_argv(buf, len, count);
 	int slot = -1;
 	for (int i = 0; i < EXECS_MAX && slot < 0; i++)
 		if (!control.running[i].pid)

@@ -120,6 +120,27 @@ int control_recv(int fd, struct control_header *h, char *buf, size_t *len, int f
 	return 1;
 }
 
+char **control_parse_argv(char *buf, size_t len, int32_t count)
+{
+	if (count < 1 || (size_t)count > len || buf[len - 1] != '\0')
+		return NULL;
+	char **argv = xcalloc((size_t)count + 1, sizeof(char *));
+	size_t at = 0;
+	for (int32_t i = 0; i < count; i++) {
+		if (at >= len) {
+			free(argv);
+			return NULL;
+		}
+		argv[i] = buf + at;
+		at += strlen(buf + at) + 1;
+	}
+	if (at != len) {
+		free(argv);
+		return NULL;
+	}
+	return argv;
+}
+
 /* --- The supervisor's relay --- */
 
 #define CONTROL_CLIENTS_MAX CONTROL_EXECS_MAX

@@ -56,6 +56,11 @@ int control_send(int fd, const struct control_header *h, const void *payload, si
 int control_recv(int fd, struct control_header *h, char *buf, size_t *len, int fds[3],
 		 size_t *nfds);
 
+/* The argv of a CONTROL_EXEC payload: exactly count NUL-terminated
+ * strings, nothing after them; an array of pointers into buf (free it,
+ * not the strings), or NULL. */
+char **control_parse_argv(char *buf, size_t len, int32_t count);
+
 /* The host side. */
 struct control;
 
