@@ -13,23 +13,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib"
 
-use_private_rundir()
-{
-	mkdir -m 700 "$T/run"
-	export XDG_RUNTIME_DIR="$T/run"
-	STATE="$T/run/agent-sandbox"
-	trap '"$AS" stop --all --timeout 0 >/dev/null 2>&1' EXIT
-}
-
-wait_file()
-{
-	for _ in $(seq 300); do
-		[ -e "$1" ] && return 0
-		sleep 0.03
-	done
-	fail "$1 did not appear"
-}
-
 # A host process of ours that stop must never signal: sets $victim.
 start_victim()
 {

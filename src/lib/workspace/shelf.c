@@ -689,25 +689,32 @@ int shelf_hold(const char *worktree, struct error *err)
 	return fd;
 }
 
-/* rmdir of every empty directory beneath dirfd's entry name, then of it;
+/* The directory name at at, never through a symlink, or NULL. */
+static DIR *opendir_nofollow_at(int at, const char *name)
+{
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	DIR *d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	return d;
+}
+
+/* rmdir of every empty directory beneath parent's entry name, then of it;
  * depth-limited, a symlink or a file stops nothing but is never entered. */
-static void remove_empty_tree(int dirfd, const char *name, int depth)
+static void remove_empty_tree(int parent, const char *name, int depth)
 {
 	if (depth > 4)
 		return;
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	DIR *d = opendir_nofollow_at(parent, name);
+	if (!d)
 		return;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
 	for (struct dirent *e; (e = readdir(d));)
 		if (e->d_type == DT_DIR && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			remove_empty_tree(fd, e->d_name, depth + 1);
+			remove_empty_tree(dirfd(d), e->d_name, depth + 1);
 	closedir(d);
-	(void)unlinkat(dirfd, name, AT_REMOVEDIR);
+	(void)unlinkat(parent, name, AT_REMOVEDIR);
 }
 
 void shelf_tidy_host_objects(const struct shelf *s)
@@ -715,18 +722,13 @@ void shelf_tidy_host_objects(const struct shelf *s)
 	if (!s->host_git)
 		return;
 	_cleanup_free_ char *objects = xasprintf("%s/objects", s->host_git);
-	int fd = open(objects, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	DIR *d = opendir_nofollow_at(AT_FDCWD, objects);
+	if (!d)
 		return;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
 	static const char quarantine[] = "tmp_objdir-incoming-";
 	for (struct dirent *e; (e = readdir(d));)
 		if (e->d_type == DT_DIR && !strncmp(e->d_name, quarantine, strlen(quarantine)))
-			remove_empty_tree(fd, e->d_name, 0);
+			remove_empty_tree(dirfd(d), e->d_name, 0);
 	closedir(d);
 }
 
