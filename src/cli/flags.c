@@ -30,6 +30,8 @@ const char cli_usage[] =
     "                                                  end sandboxes: SIGTERM to every process,\n"
     "                                                  SIGKILL after the grace (default 10 s)\n"
     "       agent-sandbox exec-into NAME [--] CMD...   run CMD inside the running sandbox NAME\n"
+    "       agent-sandbox serve [--socket PATH|--stdio]   the executor API for platforms\n"
+    "       agent-sandbox rpc METHOD [JSON]     one call to the executor API\n"
     "       agent-sandbox --branch NAME [--from REF] CMD...   run CMD in a worktree of\n"
     "                                                  this repository for branch NAME\n"
     "       agent-sandbox checkout NAME [--from REF]   make that worktree; print its path\n"
@@ -202,6 +204,9 @@ static const struct {
     {"checkout", VERB_CHECKOUT, true},
     {"branches", VERB_BRANCHES, true},
     {"gc", VERB_GC, true},
+    /* serve and rpc read their own arguments (cli->command). */
+    {"serve", VERB_SERVE, false},
+    {"rpc", VERB_RPC, false},
 };
 
 static int parse_bool(const char *flag, const char *value, bool *out, struct error *err)
@@ -703,6 +708,8 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	case VERB_LIST:
 	case VERB_STOP:
 	case VERB_EXEC_INTO:
+	case VERB_SERVE:
+	case VERB_RPC:
 		return 0;
 	case VERB_RUN:
 		if (!cli->command[0] && !verb_set) {

@@ -26,6 +26,8 @@ enum verb {
 	VERB_CHECKOUT, /* branch mode: provision a worktree */
 	VERB_BRANCHES,
 	VERB_GC,
+	VERB_SERVE, /* the executor API daemon */
+	VERB_RPC,   /* one call to it */
 };
 
 enum tristate {

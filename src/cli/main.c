@@ -63,6 +63,10 @@ static int run_verb(const struct cli *cli, char **envp, const struct cli_io *io,
 		return verb_branches(cli, envp, io, err);
 	case VERB_GC:
 		return verb_gc(cli, envp, io, err);
+	case VERB_SERVE:
+		return verb_serve(cli, envp, io, err);
+	case VERB_RPC:
+		return verb_rpc(cli, envp, io, err);
 	}
 	return error_set(err, ERROR_INTERNAL, "this verb is not supported yet");
 }

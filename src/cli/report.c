@@ -63,7 +63,11 @@ static int exit_status(const struct error *err)
 	case ERROR_USAGE:
 	case ERROR_CONFIG:
 	case ERROR_DENIED:
+	case ERROR_NOT_FOUND:
+	case ERROR_POLICY:
 		return EXIT_USAGE;
+	case ERROR_LIMIT:
+	case ERROR_BUSY:
 	case ERROR_NONE:
 	case ERROR_SETUP:
 	case ERROR_INTERNAL:

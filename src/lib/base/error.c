@@ -85,3 +85,32 @@ void error_release(struct error *err)
 	err->kind = ERROR_NONE;
 	err->errnum = 0;
 }
+
+const char *error_kind_name(enum error_kind kind)
+{
+	switch (kind) {
+	case ERROR_NONE:
+		return "none";
+	case ERROR_USAGE:
+		return "usage";
+	case ERROR_CONFIG:
+		return "config";
+	case ERROR_DENIED:
+		return "denied";
+	case ERROR_SETUP:
+		return "setup";
+	case ERROR_INTERNAL:
+		return "internal";
+	case ERROR_EXEC:
+		return "exec";
+	case ERROR_NOT_FOUND:
+		return "not_found";
+	case ERROR_LIMIT:
+		return "limit";
+	case ERROR_BUSY:
+		return "busy";
+	case ERROR_POLICY:
+		return "policy";
+	}
+	return "internal";
+}

@@ -21,7 +21,15 @@ enum error_kind {
 	ERROR_SETUP,	/* the host cannot do it: bwrap missing, kernel refuses, I/O */
 	ERROR_INTERNAL, /* a bug: a state the code should never reach */
 	ERROR_EXEC,	/* the command itself could not be started (127 or 126) */
+	/* For the daemon's callers (serve/): each has its own JSON-RPC code. */
+	ERROR_NOT_FOUND, /* no session, process or file of that name */
+	ERROR_LIMIT,	 /* a limit was reached: sessions, processes, sizes */
+	ERROR_BUSY,	 /* overloaded: try again later */
+	ERROR_POLICY,	 /* the policy refuses it (a loosening not allowed) */
 };
+
+/* The kind's name, as the daemon's errors carry it ("usage", "denied"). */
+const char *error_kind_name(enum error_kind kind);
 
 struct error {
 	enum error_kind kind; /* ERROR_NONE when no error is set */
