@@ -119,6 +119,11 @@ int agent_sandbox_client_fd(const struct agent_sandbox_client *c)
 	return c->in_fd;
 }
 
+bool agent_sandbox_client_closed(const struct agent_sandbox_client *c)
+{
+	return c->eof && !c->broken;
+}
+
 void agent_sandbox_client_close(struct agent_sandbox_client *c)
 {
 	if (!c)

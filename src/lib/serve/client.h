@@ -4,6 +4,8 @@
  * a queue, in order. It never prints and never touches signal dispositions. */
 #pragma once
 
+#include <stdbool.h>
+
 #include <json-c/json.h>
 
 #include "base/cleanup.h"
@@ -59,6 +61,10 @@ int agent_sandbox_client_response_error(struct json_object *response, struct err
  * may already wait in the client's buffer: call agent_sandbox_client_next
  * with timeout 0 before polling. */
 int agent_sandbox_client_fd(const struct agent_sandbox_client *c);
+
+/* True once the daemon has closed the connection cleanly (between
+ * messages), as against a broken stream. */
+bool agent_sandbox_client_closed(const struct agent_sandbox_client *c);
 
 void agent_sandbox_client_close(struct agent_sandbox_client *c);
 
