@@ -13,6 +13,7 @@
 #include "cli/flags.h"
 #include "cli/report.h"
 #include "cli/verbs.h"
+#include "inside/session.h"
 #include "inside/init.h"
 #include "inside/inside.h"
 #include "inside/launcher.h"
@@ -79,6 +80,10 @@ static int cli_main(int argc, char **argv, char **envp, const struct cli_io *io)
 		return launcher_main(argc, argv, envp, io->err);
 	if (argc > 1 && !strcmp(argv[1], SANDBOX_INIT_ARG))
 		sandbox_init_main(argc, argv);
+	if (argc == 2 && !strcmp(argv[1], SESSION_HOLD_ARG) && inside_sandbox())
+		session_hold_main();
+	if (argc > 1 && !strcmp(argv[1], SESSION_EXEC_ARG) && inside_sandbox())
+		session_exec_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], DOCTOR_PROBE_ARG) && inside_sandbox())
 		doctor_probe_main(argc, argv);
 

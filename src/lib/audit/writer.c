@@ -311,6 +311,28 @@ void audit_gc_removal(struct audit *a, const char *worktree, const char *branch,
 	json_object_put(r);
 }
 
+void audit_serve(struct audit *a, const char *session, const char *event, const char *owner,
+		 struct json_object *fields)
+{
+	if (a->fd < 0) {
+		json_object_put(fields);
+		return;
+	}
+	struct json_object *r = new_record(a, event);
+	json_object_object_add(r, "session", json_object_new_string(session ? session : ""));
+	json_object_object_add(r, "owner", json_object_new_string(owner ? owner : ""));
+	if (fields) {
+		json_object_object_foreach(fields, k, v)
+		{
+			if (!json_object_object_get_ex(r, k, NULL))
+				json_object_object_add(r, k, json_object_get(v));
+		}
+		json_object_put(fields);
+	}
+	write_record(a, r);
+	json_object_put(r);
+}
+
 void audit_secret_read(struct audit *a, const char *path, const char *pattern, const char *rule,
 		       unsigned long count)
 {

@@ -94,6 +94,11 @@ char *audit_write_failure(const struct audit *a);
 void audit_gc_removal(struct audit *a, const char *worktree, const char *branch, long long last_use,
 		      bool forced, bool shelf_removed);
 
+/* A record of the executor API (serve/): event, the session's id in
+ * "session", the owner, and fields (taken; may be NULL) merged in. */
+void audit_serve(struct audit *a, const char *session, const char *event, const char *owner,
+		 struct json_object *fields);
+
 void audit_close(struct audit *a);
 DEFINE_CLEANUP_FUNC(struct audit, audit_close)
 #define _cleanup_audit_ _cleanup_(audit_closep)

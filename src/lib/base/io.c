@@ -122,3 +122,40 @@ void io_close_later(int fd)
 	close(sync[0]);
 	close(sync[1]);
 }
+
+/* Removes name beneath dirfd and everything in it, never following a
+ * symlink: one planted in a worktree is unlinked, not entered. */
+static int remove_tree_depth(int dirfd, const char *name, int depth)
+{
+	struct stat st;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
+	if (depth > 256)
+		return -ELOOP;
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	int r = 0;
+	for (struct dirent *de; (de = readdir(d)) && r == 0;) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		r = remove_tree_depth(fd, de->d_name, depth + 1);
+	}
+	closedir(d);
+	if (r < 0)
+		return r;
+	return unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+int io_remove_tree_at(int dirfd, const char *name)
+{
+	return remove_tree_depth(dirfd, name, 0);
+}

@@ -27,3 +27,8 @@ void io_each_entry(const char *dir, void (*fn)(const char *path, const char *nam
  * run). A child holding the last reference closes it after the caller has
  * dropped its own, so neither waits. Falls back to close(). */
 void io_close_later(int fd);
+
+/* Removes name beneath dirfd and everything in it, never following a
+ * symlink (one planted inside is unlinked, not entered). Returns 0 (also
+ * when name does not exist) or -errno. */
+int io_remove_tree_at(int dirfd, const char *name);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -245,11 +246,12 @@ static struct {
 	} running[EXECS_MAX];
 } control = {.fd = -1};
 
-static void control_reply(uint32_t id, enum control_kind kind, int32_t value)
+static void control_reply(uint32_t id, enum control_kind kind, int32_t value, const void *payload,
+			  size_t len, int fd)
 {
 	struct control_header h = {CONTROL_MAGIC, CONTROL_VERSION, kind, id, value};
 	/* Unchecked: the host gone, the answer has nobody to go to. */
-	(void)control_send(control.fd, &h, NULL, 0, NULL, 0);
+	(void)control_send(control.fd, &h, payload, len, &fd, fd >= 0 ? 1 : 0);
 }
 
 static void control_start(uint32_t id, char *buf, size_t len, int32_t count, int fds[3])
@@ -268,8 +270,12 @@ static void control_start(uint32_t id, char *buf, size_t len, int32_t count, int
 			if (dup2(fds[i], i) < 0)
 				_exit(EXIT_SETUP);
 		/* Its own session: the first command's terminal signals and
-		 * process group are not its. */
+		 * process group are not its. A terminal it was given (the
+		 * daemon's pty) becomes its controlling terminal; one that
+		 * already is another session's (exec-into's) stays that. */
 		setsid();
+		if (isatty(STDIN_FILENO))
+			(void)ioctl(STDIN_FILENO, TIOCSCTTY, 0);
 		exec_command(argv, control.cl);
 	}
 	int e = !argv ? EINVAL : slot < 0 ? EAGAIN : errno;
@@ -277,12 +283,17 @@ static void control_start(uint32_t id, char *buf, size_t len, int32_t count, int
 	for (int i = 0; i < 3; i++)
 		close(fds[i]);
 	if (pid < 0) {
-		control_reply(id, CONTROL_STARTED, -e);
+		control_reply(id, CONTROL_STARTED, -e, NULL, 0, -1);
 		return;
 	}
 	control.running[slot].pid = pid;
 	control.running[slot].id = id;
-	control_reply(id, CONTROL_STARTED, pid);
+	/* Its pidfd tells the host its pid there; without one (an old
+	 * kernel) the host knows only ours. */
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	control_reply(id, CONTROL_STARTED, pid, NULL, 0, pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
 }
 
 static void control_dispatch_init(void)
@@ -339,9 +350,11 @@ static void on_signal(const struct signalfd_siginfo *si, pid_t child)
 			for (int i = 0; i < EXECS_MAX; i++)
 				if (control.running[i].pid == pid) {
 					control.running[i].pid = 0;
+					int32_t raw = status;
 					control_reply(control.running[i].id, CONTROL_EXIT,
 						      WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-									  : WEXITSTATUS(status));
+									  : WEXITSTATUS(status),
+						      &raw, sizeof(raw), -1);
 				}
 			continue;
 		}

@@ -107,8 +107,11 @@ int control_recv(int fd, struct control_header *h, char *buf, size_t *len, int f
 		memcpy(fds, CMSG_DATA(c), k * sizeof(int));
 		got_fds = k;
 	}
-	/* Descriptors come with CONTROL_EXEC, three of them, and only then. */
-	if (!bad && got_fds != (got.kind == CONTROL_EXEC ? 3u : 0u))
+	/* Descriptors come with CONTROL_EXEC, three of them, and with
+	 * CONTROL_STARTED, one pidfd at most; never otherwise. */
+	if (!bad && got.kind == CONTROL_EXEC ? got_fds != 3u
+	    : got.kind == CONTROL_STARTED    ? got_fds > 1u
+					     : got_fds != 0u)
 		bad = true;
 	if (bad) {
 		close_passed(&msg);
@@ -338,19 +341,14 @@ static void from_client(struct control *c, struct client *cl, char *buf)
 	cl->asked = true;
 }
 
-/* The init's answer, passed on to the client it is for. */
+/* The init's answer, passed on to the client it is for: the exit
+ * status's raw form (4 bytes) and the command's pidfd ride along. */
 static void from_init(struct control *c, char *buf)
 {
 	struct control_header h;
 	int fds[3];
-	size_t len, nfds;
+	size_t len, nfds = 0;
 	int n = control_recv(c->init_fd, &h, buf, &len, fds, &nfds);
-	if (n > 0 && nfds) {
-		/* The init sends none: a message with some is not its. */
-		for (size_t i = 0; i < nfds; i++)
-			close(fds[i]);
-		return;
-	}
 	if (n == -EAGAIN || n == -EBADMSG)
 		return;
 	if (n <= 0) {
@@ -364,11 +362,17 @@ static void from_init(struct control *c, char *buf)
 		return;
 	}
 	struct client *cl = client_by_id(c, h.id);
-	if (!cl || (h.kind != CONTROL_STARTED && h.kind != CONTROL_EXIT))
+	if (!cl || (h.kind != CONTROL_STARTED && h.kind != CONTROL_EXIT) || len > sizeof(int32_t)) {
+		for (size_t i = 0; i < nfds; i++)
+			close(fds[i]);
 		return;
+	}
 	h.id = 0;
 	bool done = h.kind == CONTROL_EXIT || (h.kind == CONTROL_STARTED && h.value < 0);
-	if (control_send(cl->fd, &h, NULL, 0, NULL, 0) < 0 || done) {
+	int r = control_send(cl->fd, &h, buf, len, fds, nfds);
+	for (size_t i = 0; i < nfds; i++)
+		close(fds[i]);
+	if (r < 0 || done) {
 		cl->asked = !done && cl->asked;
 		drop_client(c, cl);
 	}

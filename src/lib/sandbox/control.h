@@ -21,9 +21,13 @@
 /* Messages are SOCK_SEQPACKET datagrams: a header, then a payload. */
 enum control_kind {
 	CONTROL_EXEC = 1, /* client: payload = argv, NUL-terminated strings; 3 fds */
-	CONTROL_STARTED,  /* value: the command's pid inside, or -errno */
-	CONTROL_SIGNAL,	  /* client: value = a signal for the command */
-	CONTROL_EXIT,	  /* value: the exit status (128+N for signal N) */
+	/* value: the command's pid inside, or -errno; may carry a pidfd of
+	 * the command (how the daemon learns its host pid). */
+	CONTROL_STARTED,
+	CONTROL_SIGNAL, /* client: value = a signal for the command */
+	/* value: the exit status (128+N for signal N); payload: the raw
+	 * wait status as an int32_t, to tell exit 130 from SIGINT. */
+	CONTROL_EXIT,
 };
 
 struct control_header {
@@ -42,7 +46,8 @@ struct control_header {
 /* Signals a client may send to the command it started. */
 #define CONTROL_SIGNAL_OK(sig)                                                                     \
 	((sig) == SIGINT || (sig) == SIGTERM || (sig) == SIGHUP || (sig) == SIGQUIT ||             \
-	 (sig) == SIGKILL || (sig) == SIGWINCH)
+	 (sig) == SIGKILL || (sig) == SIGWINCH || (sig) == SIGUSR1 || (sig) == SIGUSR2 ||          \
+	 (sig) == SIGCONT || (sig) == SIGSTOP || (sig) == SIGTSTP)
 
 /* Sends one message with up to 3 descriptors. Returns 0 or -errno. */
 int control_send(int fd, const struct control_header *h, const void *payload, size_t len,
@@ -50,7 +55,8 @@ int control_send(int fd, const struct control_header *h, const void *payload, si
 
 /* Receives one message, its payload into buf (CONTROL_PAYLOAD_MAX bytes)
  * and its length into *len, its descriptors (O_CLOEXEC) into fds and
- * their number into *nfds: three with CONTROL_EXEC, none otherwise.
+ * their number into *nfds: three with CONTROL_EXEC, none or one with
+ * CONTROL_STARTED, none otherwise.
  * Returns 1, 0 at end of file, or -errno; -EBADMSG for a message that is
  * not ours, truncated, or carrying other descriptors (closed). */
 int control_recv(int fd, struct control_header *h, char *buf, size_t *len, int fds[3],

@@ -538,6 +538,9 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	sandbox_limits_plan(&s->limits, &l->limits);
 	if (s->audit && !dry_run && open_audit(s, l->empty, &l->audit, err) < 0)
 		return -1;
+	/* The daemon's session: its records and the sandbox's share one id. */
+	if (io->run_id && strlen(io->run_id) == sizeof(l->audit.run_id) - 1)
+		memcpy(l->audit.run_id, io->run_id, sizeof(l->audit.run_id));
 	bool filtered = s->cfg.network.mode == NETWORK_FILTERED;
 	if (filtered && network_start(&l->net, s, dry_run, &l->audit, err) < 0)
 		return -1;
@@ -757,6 +760,7 @@ int sandbox_launch(const struct sandbox_spec *s, const struct sandbox_io *io,
 	    /* Nested, the command reports blocked commands through the outer
 	     * run's audit socket, which it inherits. */
 	    .inherited_fd = inside_sandbox() ? AUDIT_FD_INSIDE : -1,
+	    .ready_fd = io->ready_fd,
 	};
 	if (l.net.proxy)
 		req.sources[req.sources_len++] = (struct supervise_source){

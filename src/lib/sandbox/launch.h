@@ -16,6 +16,12 @@ struct sandbox_io {
 	/* Where the running sandbox takes requests from its owner (exec-into),
 	 * or NULL for none. */
 	const char *control_socket;
+	/* Written one byte and closed once the sandbox is up (the daemon's
+	 * sessions wait for it); 0 for none (stdio is never it). */
+	int ready_fd;
+	/* The audit log's id for the run (16 hex digits), or NULL for a new
+	 * one. */
+	const char *run_id;
 };
 
 /* What --dry-run shows. */

@@ -157,6 +157,7 @@ struct watch {
 	bool exited;
 	int status;
 	bool ready;
+	int ready_fd;		/* the caller's, told once ready; 0: none */
 	bool stopped;		/* an event source asked for the sandbox to stop */
 	bool stop_requested;	/* `stop` sent SANDBOX_TERMINATE_SIGNAL or _KILL_SIGNAL */
 	bool timed_out;		/* the deadline passed: SIGTERM sent, SIGKILL next */
@@ -236,6 +237,13 @@ static bool pump(int fd, struct watch *w, int kind, int err_fd)
 	case 0: /* ready */
 		if (!w->ready) {
 			w->ready = true;
+			if (w->ready_fd > 2) {
+				/* Unchecked: a caller that stopped listening
+				 * learns of the sandbox some other way. */
+				(void)write_all(w->ready_fd, "R", 1);
+				close(w->ready_fd);
+				w->ready_fd = 0;
+			}
 			if (w->captured.len)
 				write_terminal(err_fd, w->captured.buf, w->captured.len);
 			strbuf_reset(&w->captured);
@@ -437,7 +445,7 @@ int supervisor_run(struct supervisor *sv, const struct supervise_request *req, s
 		}
 	}
 	bool was_foreground = isatty(req->in) && tcgetpgrp(req->in) == getpgrp();
-	struct watch w = {.captured = STRBUF_INIT, .info = STRBUF_INIT};
+	struct watch w = {.captured = STRBUF_INIT, .info = STRBUF_INIT, .ready_fd = req->ready_fd};
 	w.bwrap = fork();
 	if (w.bwrap < 0) {
 		sigprocmask(SIG_SETMASK, &original, NULL);

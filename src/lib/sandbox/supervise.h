@@ -58,6 +58,8 @@ struct supervise_request {
 	 * nested run's outer audit socket), or -1: every other one from 3 up
 	 * is closed. */
 	int inherited_fd;
+	/* Written 'R' and closed once the init is up; 0 for none. */
+	int ready_fd;
 	/* Other event sources served while the sandbox runs (the network
 	 * proxy, the guard): ready(ctx) when fd is readable. */
 	struct supervise_source sources[SUPERVISE_SOURCES_MAX];

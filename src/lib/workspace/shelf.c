@@ -888,38 +888,6 @@ bool shelf_worktree_dirty(char *const *envp, const char *shelf_dir, const char *
 	return dirty;
 }
 
-/* Removes name beneath dirfd and everything in it, never following a
- * symlink: one planted in a worktree is unlinked, not entered. */
-static int remove_tree_at(int dirfd, const char *name, int depth)
-{
-	struct stat st;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode))
-		return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
-	if (depth > 256)
-		return -ELOOP;
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
-	int r = 0;
-	for (struct dirent *de; (de = readdir(d)) && r == 0;) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		r = remove_tree_at(fd, de->d_name, depth + 1);
-	}
-	closedir(d);
-	if (r < 0)
-		return r;
-	return unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT ? -errno : 0;
-}
-
 static bool dir_is_empty_at(int dirfd, const char *name)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -966,8 +934,8 @@ static int remove_idle_shelf(char *const *envp, int shelf_fd, const char *shelf_
 	}
 	/* The lock file goes last, so that a waiter sees it unlinked and
 	 * starts over. */
-	if ((r = remove_tree_at(shelf_fd, "repo", 0)) < 0 ||
-	    (r = remove_tree_at(shelf_fd, "worktrees", 0)) < 0)
+	if ((r = io_remove_tree_at(shelf_fd, "repo")) < 0 ||
+	    (r = io_remove_tree_at(shelf_fd, "worktrees")) < 0)
 		return error_errno(err, ERROR_SETUP, -r, "removing the shelf %s", shelf_dir);
 	if (unlinkat(shelf_fd, "lock", 0) < 0 && errno != ENOENT)
 		return error_errno(err, ERROR_SETUP, errno, "removing the shelf %s", shelf_dir);
@@ -1014,7 +982,7 @@ int shelf_remove_worktree(char *const *envp, const char *shelf_dir, const char *
 			   ? error_set(err, ERROR_DENIED, "%s is in use by a running sandbox",
 				       worktree)
 			   : error_errno(err, ERROR_SETUP, errno, "locking %s", worktree);
-	int r = remove_tree_at(worktrees_fd, name, 0);
+	int r = io_remove_tree_at(worktrees_fd, name);
 	if (r < 0)
 		return error_errno(err, ERROR_SETUP, -r, "removing %s", worktree);
 	_cleanup_free_ char *repo = xasprintf("%s/repo", shelf_dir);
