@@ -29,9 +29,6 @@ DEFINE_CLEANUP_PTR_FUNC(struct json_tokener *, json_tokener_free)
 
 /* How much one read() asks for. */
 #define CLIENT_READ_CHUNK 65536
-/* Nesting the parser accepts: above json-c's 32, for policies and
- * listings echoed back. */
-#define CLIENT_JSON_DEPTH 64
 
 struct agent_sandbox_client {
 	int in_fd, out_fd;
@@ -296,8 +293,13 @@ static int fill(struct agent_sandbox_client *c, const struct timespec *deadline,
 static int parse_line(struct agent_sandbox_client *c, const char *line, size_t len,
 		      struct json_object **out, struct error *err)
 {
-	_cleanup_(json_tokener_freep) struct json_tokener *tok =
-	    json_tokener_new_ex(CLIENT_JSON_DEPTH);
+	/* json-c stops at a NUL byte and would take the text before it for
+	 * the whole line. */
+	if (memchr(line, '\0', len)) {
+		error_set(err, ERROR_SETUP, "the daemon sent a line holding a NUL byte");
+		return client_break(c, err);
+	}
+	_cleanup_(json_tokener_freep) struct json_tokener *tok = json_tokener_new_ex(RPC_DEPTH_MAX);
 	if (!tok)
 		return error_set(err, ERROR_INTERNAL, "json_tokener_new failed");
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
@@ -509,20 +511,20 @@ static enum error_kind kind_by_name(const char *name)
 static enum error_kind kind_by_code(int64_t code)
 {
 	switch (code) {
-	case -32700: /* parse error */
-	case -32600: /* invalid request */
-	case -32601: /* method not found */
-	case -32602: /* invalid params */
+	case RPC_PARSE_ERROR:
+	case RPC_INVALID_REQUEST:
+	case RPC_METHOD_NOT_FOUND:
+	case RPC_INVALID_PARAMS:
 		return ERROR_USAGE;
-	case -32001:
+	case RPC_OVERLOADED:
 		return ERROR_BUSY;
-	case -32002:
+	case RPC_NOT_FOUND:
 		return ERROR_NOT_FOUND;
-	case -32003:
+	case RPC_DENIED:
 		return ERROR_DENIED;
-	case -32004:
+	case RPC_LIMIT:
 		return ERROR_LIMIT;
-	case -32005:
+	case RPC_POLICY:
 		return ERROR_POLICY;
 	}
 	return ERROR_INTERNAL;
@@ -550,7 +552,7 @@ int agent_sandbox_client_response_error(struct json_object *response, struct err
 	int64_t c =
 	    json_object_object_get_ex(e, "code", &code) && json_object_is_type(code, json_type_int)
 		? json_object_get_int64(code)
-		: -32603;
+		: RPC_INTERNAL_ERROR;
 	const char *name = member_string(data, "kind");
 	enum error_kind kind = name ? kind_by_name(name) : ERROR_NONE;
 	if (kind == ERROR_NONE)

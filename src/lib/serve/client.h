@@ -11,10 +11,9 @@
 #include "base/cleanup.h"
 #include "base/error.h"
 
-/* The daemon caps a line at this size; the client holds the daemon to it. */
-#ifndef SERVE_LINE_MAX
-#define SERVE_LINE_MAX (16u * 1024 * 1024)
-#endif
+/* The client holds the daemon to SERVE_LINE_MAX, the line cap both sides
+ * share. */
+#include "serve/rpc.h"
 
 struct agent_sandbox_client;
 
