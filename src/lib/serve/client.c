@@ -284,7 +284,9 @@ static int fill(struct agent_sandbox_client *c, const struct timespec *deadline,
 			}
 			return error_set(err, ERROR_SETUP, "the daemon closed the connection");
 		}
-		strbuf_setlen(&c->in, c->in.len + (size_t)n);
+		/* strbuf_grow left room for the bytes and a NUL. */
+		c->in.len += (size_t)n;
+		c->in.buf[c->in.len] = '\0';
 		return 1;
 	}
 }
