@@ -6,7 +6,8 @@
 # the host.
 . "$(dirname "$0")/../lib.sh"
 
-EXAMPLE=$(cd "$(dirname "$0")/../.." && pwd)/examples/serve_client.py
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+EXAMPLE=$ROOT/examples/serve_client.py
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 
@@ -273,6 +274,47 @@ test_python_example_runs_a_session_streams_output_and_reads_a_file()
 	expect_status 0
 	[ "$(json_at 'sum(s["processes"] for s in m["result"]["sessions"] if s["state"] != "closed")' '$')" = 0 ] ||
 		fail "processes left: $(out)"
+}
+
+# contrib/agent-sandbox.socket's way of starting the daemon: a listening
+# socket passed at the first connection (LISTEN_FDS, LISTEN_PID).
+test_serve_started_by_socket_activation_answers_rpc()
+{
+	command -v systemd-socket-activate >/dev/null || skip "no systemd-socket-activate"
+	use_private_rundir
+	mkdir -m 700 "$XDG_RUNTIME_DIR/agent-sandbox"
+	SOCK="$XDG_RUNTIME_DIR/agent-sandbox/api.sock"
+	systemd-socket-activate -l "$SOCK" "$AS" serve >"$T/serve.out" 2>"$T/serve.err" </dev/null &
+	echo $! >>"$T/pids"
+	wait_file "$SOCK"
+	sbx rpc session/list
+	expect_status 0
+	expect_out_contains '"sessions"'
+	create_session activated
+	sbx rpc process/exec "{\"sessionId\": \"$session\", \"argv\": [\"echo\", \"via activation\"]}"
+	expect_status 0
+	[ "$(json_at 'm["result"]["stdoutBase64"]' '$')" = "$(echo 'via activation' | base64)" ] ||
+		fail "unexpected exec result: $(out)"
+}
+
+# The unit files as systemd reads them, with ExecStart found.
+test_contrib_units_pass_systemd_verify()
+{
+	command -v systemd-analyze >/dev/null || skip "no systemd-analyze"
+	use_private_rundir
+	mkdir -p "$HOME/.local/bin"
+	ln -s "$AS" "$HOME/.local/bin/agent-sandbox"
+	cp "$ROOT/contrib/agent-sandbox.service" "$ROOT/contrib/agent-sandbox.socket" "$T/"
+	rc=0
+	systemd-analyze verify --user "$T/agent-sandbox.service" "$T/agent-sandbox.socket" \
+		>"$T/out" 2>"$T/err" || rc=$?
+	expect_status 0
+	[ ! -s "$T/err" ] || fail "systemd-analyze: $(err)"
+	# Without the binary, systemd says so: the check looks at ExecStart.
+	rm "$HOME/.local/bin/agent-sandbox"
+	rc=0
+	systemd-analyze verify --user "$T/agent-sandbox.service" >"$T/out" 2>"$T/err" || rc=$?
+	expect_err_contains "$HOME/.local/bin/agent-sandbox"
 }
 
 test_python_example_exits_1_on_an_error()
