@@ -317,11 +317,9 @@ int verb_rpc(const struct cli *cli, char **envp, const struct cli_io *io, struct
 	if (parse_params(args.params ? args.params : "{}", &params, err) < 0)
 		return -1;
 
-	_cleanup_free_ char *default_socket =
-	    args.socket ? NULL : agent_sandbox_client_default_socket(envp);
-	const char *path = args.socket ? args.socket : default_socket;
 	_cleanup_client_ struct agent_sandbox_client *c = NULL;
-	if (agent_sandbox_client_connect(path, &c, err) < 0)
+	if ((args.socket ? agent_sandbox_client_connect(args.socket, &c, err)
+			 : agent_sandbox_client_connect_default(envp, &c, err)) < 0)
 		return -1;
 	/* An initialize of the caller's own is sent as it is, alone. */
 	if (strcmp(args.method, "initialize")) {

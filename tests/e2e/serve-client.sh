@@ -101,6 +101,49 @@ test_rpc_without_a_daemon_exits_1_and_says_how_to_start_one()
 	expect_err_contains "$T/none.sock"
 }
 
+# Without a runtime directory the default socket is under /tmp, where
+# another user may have been first: rpc talks to no daemon of another uid
+# there, and sends it nothing.
+test_rpc_refuses_a_default_socket_another_user_listens_on()
+{
+	[ "$(id -u)" -eq 0 ] || skip "listening as another user needs root"
+	other=${TEST_USER:-agent-sandbox-test}
+	id "$other" >/dev/null 2>&1 || skip "no user $other"
+	use_private_rundir
+	mkdir -m 700 "$XDG_RUNTIME_DIR/agent-sandbox"
+	chmod 755 "$T"
+	mkdir -m 777 "$T/other"
+	setpriv --reuid="$other" --regid="$other" --clear-groups "$PY" -c '
+import os, socket, sys
+d = sys.argv[1]
+s = socket.socket(socket.AF_UNIX)
+s.bind(d + "/api.sock")
+s.listen(1)
+open(d + "/ready", "w").close()
+c, _ = s.accept()
+c.settimeout(2)
+got = b""
+try:
+    while True:
+        b = c.recv(4096)
+        if not b:
+            break
+        got += b
+except socket.timeout:
+    pass
+open(d + "/got.tmp", "wb").write(got)
+os.rename(d + "/got.tmp", d + "/got")
+' "$T/other" >/dev/null 2>&1 &
+	echo $! >>"$T/pids"
+	wait_file "$T/other/ready"
+	mv "$T/other/api.sock" "$XDG_RUNTIME_DIR/agent-sandbox/api.sock"
+	sbx rpc session/list
+	expect_status 2
+	expect_err_contains "runs as uid $(id -u "$other"), not as this user"
+	wait_file "$T/other/got"
+	[ ! -s "$T/other/got" ] || fail "rpc sent the other user's daemon: $(cat "$T/other/got")"
+}
+
 test_rpc_prints_the_result_as_one_json_line()
 {
 	start_daemon

@@ -97,6 +97,32 @@ int agent_sandbox_client_connect(const char *path, struct agent_sandbox_client *
 	return 0;
 }
 
+int agent_sandbox_client_connect_default(char *const *envp, struct agent_sandbox_client **out,
+					 struct error *err)
+{
+	_cleanup_free_ char *path = agent_sandbox_client_default_socket(envp);
+	struct agent_sandbox_client *c = NULL;
+	if (agent_sandbox_client_connect(path, &c, err) < 0)
+		return -1;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	if (getsockopt(c->in_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		int e = errno;
+		agent_sandbox_client_close(c);
+		return error_errno(err, ERROR_SETUP, e, "checking who listens on %s", path);
+	}
+	if (cred.uid != geteuid()) {
+		agent_sandbox_client_close(c);
+		error_set(err, ERROR_DENIED,
+			  "refusing the daemon on %s: it runs as uid %u, not as this user (uid %u)",
+			  path, (unsigned)cred.uid, (unsigned)geteuid());
+		error_hint(err, "name another user's daemon with --socket if you mean to use it");
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
 int agent_sandbox_client_open_fds(int in_fd, int out_fd, struct agent_sandbox_client **out,
 				  struct error *err)
 {

@@ -25,6 +25,14 @@ char *agent_sandbox_client_default_socket(char *const *envp);
 int agent_sandbox_client_connect(const char *path, struct agent_sandbox_client **out,
 				 struct error *err);
 
+/* Connects to the default socket, and refuses a daemon there that does not
+ * run as this user: without a runtime directory the default is under /tmp,
+ * whose name another user could have taken first, and a client tells its
+ * daemon its files and commands. (A daemon of another user, serving this
+ * one through --allow-uid, is reached with agent_sandbox_client_connect.) */
+int agent_sandbox_client_connect_default(char *const *envp, struct agent_sandbox_client **out,
+					 struct error *err);
+
 /* Over descriptors already connected to a daemon (a pipe pair to `serve
  * --stdio`, a socket): messages are read from in_fd and written to out_fd.
  * The client owns both from here on, also when this fails. */
