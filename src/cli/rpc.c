@@ -5,6 +5,7 @@
  * 0 for a result, 1 for an error response or a lost daemon, 2 for usage. */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -37,9 +38,14 @@ static const char rpc_usage[] =
     "  --owner NAME    act for this owner (the daemon's own user or root only)\n"
     "  --follow        after the response, print notifications until the process\n"
     "                  (or agent run) the call names has ended\n"
+    "  JSON of -       read the params from stdin (for large ones: fs/write)\n"
+    "\n"
+    "A process started by rpc belongs to its connection and ends with it:\n"
+    "keep rpc with --follow, or start it with \"detached\": true.\n"
     "\n"
     "exit status: 0 for a result, 1 for an error response (also a line on\n"
-    "stderr) or a lost connection, 2 for bad arguments.\n"
+    "stderr) or a lost connection, 2 for bad arguments or a daemon of another\n"
+    "user on the default socket.\n"
     "\n"
     "examples:\n"
     "  agent-sandbox rpc session/create '{\"key\": {\"user\": \"u1\", \"chat\": \"c1\"}}'\n"
@@ -139,9 +145,10 @@ static void text_position(const char *text, size_t offset, unsigned *line, unsig
 }
 
 /* The params argument: one JSON object, nothing after it. */
-static int parse_params(const char *text, struct json_object **out, struct error *err)
+static int parse_params(const char *text, size_t len, struct json_object **out, struct error *err)
 {
-	size_t len = strlen(text);
+	if (memchr(text, '\0', len))
+		return error_set(err, ERROR_USAGE, "rpc: the JSON argument holds a NUL byte");
 	_cleanup_(json_tokener_freep) struct json_tokener *tok = json_tokener_new();
 	if (!tok || len > INT32_MAX)
 		return error_set(err, ERROR_USAGE, "rpc: the JSON argument is too large");
@@ -169,6 +176,35 @@ static int parse_params(const char *text, struct json_object **out, struct error
 				 "not %s",
 				 v ? json_type_to_name(json_object_get_type(v)) : "null");
 	*out = steal_ptr(&v);
+	return 0;
+}
+
+/* JSON "-": the params from stdin, for what is too long for an argument
+ * (fs/write of a large file). At most a line's worth. */
+static int read_stdin(int fd, char **out, size_t *len, struct error *err)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	for (;;) {
+		strbuf_grow(&sb, 65536);
+		ssize_t n = read(fd, sb.buf + sb.len, 65536);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return error_errno(err, ERROR_SETUP, errno,
+					   "rpc: reading the JSON from stdin");
+		if (n == 0)
+			break;
+		sb.len += (size_t)n;
+		sb.buf[sb.len] = '\0';
+		if (sb.len > SERVE_LINE_MAX)
+			return error_set(
+			    err, ERROR_USAGE,
+			    "rpc: the JSON on stdin is longer than the daemon's line cap "
+			    "of %u bytes",
+			    (unsigned)SERVE_LINE_MAX);
+	}
+	*len = sb.len;
+	*out = strbuf_detach(&sb);
 	return 0;
 }
 
@@ -314,7 +350,13 @@ int verb_rpc(const struct cli *cli, char **envp, const struct cli_io *io, struct
 		return r < 0 ? cli_output_error(r, err) : 0;
 	}
 	_cleanup_(json_object_putp) struct json_object *params = NULL;
-	if (parse_params(args.params ? args.params : "{}", &params, err) < 0)
+	_cleanup_free_ char *input = NULL;
+	size_t input_len = 0;
+	if (args.params && !strcmp(args.params, "-") &&
+	    read_stdin(io->in, &input, &input_len, err) < 0)
+		return -1;
+	const char *text = input ? input : args.params ? args.params : "{}";
+	if (parse_params(text, input ? input_len : strlen(text), &params, err) < 0)
 		return -1;
 
 	_cleanup_client_ struct agent_sandbox_client *c = NULL;

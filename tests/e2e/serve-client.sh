@@ -167,6 +167,33 @@ test_rpc_sends_a_callers_initialize_alone()
 	[ "$(json_at 'm["result"]["protocolVersion"]' '$')" = 1 ] || fail "no initialize result: $(out)"
 }
 
+# Params longer than one argument may be (128 KiB) come on stdin: here
+# 600 kB for a process's stdin. (Detached: a process dies with the
+# connection that started it, and rpc's ends with the call.)
+test_rpc_reads_params_from_stdin()
+{
+	start_daemon
+	create_session stdin
+	sbx rpc process/start "{\"sessionId\": \"$session\", \"argv\": [\"sh\", \"-c\", \"cat >big; mv big done\"], \"stdin\": true, \"detached\": true}"
+	expect_status 0
+	process=$(json_at 'm["result"]["processId"]' '$')
+	"$PY" -c '
+import base64, json, sys
+print(json.dumps({"processId": sys.argv[1], "eof": True,
+                  "dataBase64": base64.b64encode(b"y" * 600000).decode()}))
+' "$process" >"$T/params"
+	rc=0
+	"$AS" rpc process/write - <"$T/params" >"$T/out" 2>"$T/err" || rc=$?
+	expect_status 0
+	for _ in $(seq 100); do
+		sbx rpc process/exec "{\"sessionId\": \"$session\", \"argv\": [\"sh\", \"-c\", \"wc -c <done\"]}"
+		[ "$(json_at 'm["result"]["exitCode"]' '$')" = 0 ] && break
+		sleep 0.05
+	done
+	[ "$(json_at 'm["result"]["stdoutBase64"]' '$')" = "$(echo 600000 | base64)" ] ||
+		fail "not every byte arrived: $(out)"
+}
+
 test_rpc_exits_1_with_the_error_line_for_an_error_response()
 {
 	start_daemon
