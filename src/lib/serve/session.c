@@ -560,7 +560,17 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 		const struct limit_request *limits, struct error *err)
 {
 	static char *const hold[] = {SANDBOX_SELF, SESSION_HOLD_ARG, NULL};
+	/* Every owner's workspaces (and the shelves beside them) are under
+	 * the data directory, and the daemon's state under the state one:
+	 * a session sees its own workspace and neither. */
+	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
+	rule_list_add(&rules, srv->data_dir, ACCESS_EXCLUDE, LAYER_CLI,
+		      "serve: other sessions' workspaces");
+	rule_list_add(&rules, srv->state_dir, ACCESS_EXCLUDE, LAYER_CLI,
+		      "serve: the daemon's state");
+	rule_list_add(&rules, s->workspace, ACCESS_RW, LAYER_CLI, "serve: the session's workspace");
 	struct sandbox_request req = {
+	    .rules = &rules,
 	    .cwd = s->workspace,
 	    .envp = srv->o->envp,
 	    .config_path = s->policy_file,
