@@ -84,6 +84,9 @@ int agent_sandbox_client_connect(const char *path, struct agent_sandbox_client *
 	do
 		r = connect(sock, (struct sockaddr *)&addr, sizeof(addr));
 	while (r < 0 && errno == EINTR);
+	/* A connect interrupted after it went through says so when repeated. */
+	if (r < 0 && errno == EISCONN)
+		r = 0;
 	if (r < 0) {
 		int e = errno;
 		error_errno(err, ERROR_SETUP, e, "connecting to %s", path);
@@ -116,7 +119,8 @@ int agent_sandbox_client_connect_default(char *const *envp, struct agent_sandbox
 		error_set(err, ERROR_DENIED,
 			  "refusing the daemon on %s: it runs as uid %u, not as this user (uid %u)",
 			  path, (unsigned)cred.uid, (unsigned)geteuid());
-		error_hint(err, "name another user's daemon with --socket if you mean to use it");
+		error_hint(err,
+			   "name its socket explicitly (rpc --socket PATH) if you mean to use it");
 		return -1;
 	}
 	*out = c;
