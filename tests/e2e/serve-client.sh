@@ -271,11 +271,12 @@ test_rpc_owner_names_whose_sessions_a_call_sees()
 }
 
 # Strings the daemon echoes reach rpc's stdout: escape, bidirectional and
-# invisible characters, and a byte that is not UTF-8, arrive as JSON
-# escapes, never raw, and each line is still the same JSON. The strings
+# invisible characters, DEL, and a byte that is not UTF-8 arrive as JSON
+# escapes, never raw, and each line is still the same JSON (json-c escapes
+# C0 controls itself, but passes DEL, U+202E and 0xff through raw). The strings
 # come back in process/list's argv, and in fs/list's names of files made
 # inside the sandbox (what an agent controls).
-hostile='a\033]0;x\007b\342\200\256c\342\200\213d'
+hostile='a\033]0;x\007b\342\200\256c\342\200\213d\177e'
 
 expect_no_raw_controls()
 {
@@ -283,8 +284,9 @@ expect_no_raw_controls()
 	LC_ALL=C grep -q "$(printf '\007')" "$T/out" && fail "a raw BEL reached stdout"
 	LC_ALL=C grep -q "$(printf '\342\200\256')" "$T/out" && fail "a raw U+202E reached stdout"
 	LC_ALL=C grep -q "$(printf '\342\200\213')" "$T/out" && fail "a raw U+200B reached stdout"
+	LC_ALL=C grep -q "$(printf '\177')" "$T/out" && fail "a raw DEL reached stdout"
 	LC_ALL=C grep -q "$(printf '\377')" "$T/out" && fail "a byte that is not UTF-8 reached stdout"
-	expect_out_contains '\u001b]0;x\u0007b\u202ec\u200bd'
+	expect_out_contains '\u001b]0;x\u0007b\u202ec\u200bd\u007fe'
 	expect_out_contains 'bad\ufffd'
 	expect_json_lines
 }
@@ -300,11 +302,11 @@ test_rpc_escapes_terminal_controls_in_what_the_daemon_sends()
 	expect_status 0
 	expect_no_raw_controls
 	[ "$(json_at '[a for p in m["result"]["processes"] for a in p["argv"] if a.startswith("a")]' '$')" = \
-		"['a\\x1b]0;x\\x07b\\u202ec\\u200bd']" ] || fail "the string's meaning changed: $(out)"
+		"['a\\x1b]0;x\\x07b\\u202ec\\u200bd\\x7fe']" ] || fail "the string's meaning changed: $(out)"
 
 	# Names of files an agent made, when fs/list is there.
 	cat >"$T/params" <<'EOF'
-{"sessionId": "SESSION", "argv": ["sh", "-c", "touch \"$(printf \"$1\")\" \"$(printf \"$2\")\"", "sh", "a\\033]0;x\\007b\\342\\200\\256c\\342\\200\\213d", "bad\\377"]}
+{"sessionId": "SESSION", "argv": ["sh", "-c", "touch \"$(printf \"$1\")\" \"$(printf \"$2\")\"", "sh", "a\\033]0;x\\007b\\342\\200\\256c\\342\\200\\213d\\177e", "bad\\377"]}
 EOF
 	sbx rpc process/exec "$(sed "s/SESSION/$session/" "$T/params")"
 	expect_status 0
