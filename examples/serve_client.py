@@ -18,6 +18,7 @@ import base64
 import json
 import os
 import socket
+import struct
 import sys
 
 
@@ -37,9 +38,18 @@ class Client:
     notifications that arrive in the meantime are kept, in order, for
     notifications()."""
 
-    def __init__(self, path):
+    def __init__(self, path, own_daemon_only):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.connect(path)
+        if own_daemon_only:
+            # The default socket may be under /tmp, where another user
+            # could have been first: talk only to a daemon of our own uid.
+            creds = self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                         struct.calcsize("3i"))
+            uid = struct.unpack("3i", creds)[1]
+            if uid != os.geteuid():
+                self.sock.close()
+                raise PermissionError(f"the daemon on {path} runs as uid {uid}, not as us")
         self.reader = self.sock.makefile("rb")
         self.next_id = 1
         self.queued = []
@@ -117,12 +127,12 @@ def run_command(client, session_id, argv):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--socket", default=default_socket())
+    parser.add_argument("--socket")
     parser.add_argument("--user", default="example-user")
     parser.add_argument("--chat", default="example-chat")
     args = parser.parse_args()
 
-    client = Client(args.socket)
+    client = Client(args.socket or default_socket(), own_daemon_only=not args.socket)
     try:
         server = client.call("initialize", {
             "clientInfo": {"name": "serve_client.py", "version": "1"},
