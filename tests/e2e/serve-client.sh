@@ -17,7 +17,7 @@ start_daemon()
 {
 	use_private_rundir
 	SOCK="$XDG_RUNTIME_DIR/agent-sandbox/api.sock"
-	"$AS" serve "$@" >"$T/serve.out" 2>"$T/serve.err" </dev/null &
+	"$AS" serve >"$T/serve.out" 2>"$T/serve.err" </dev/null &
 	daemon_pid=$!
 	echo "$daemon_pid" >>"$T/pids"
 	for _ in $(seq 300); do
