@@ -301,7 +301,9 @@ test_rpc_escapes_terminal_controls_in_what_the_daemon_sends()
 {
 	start_daemon
 	create_session names
-	# Raw bytes in the JSON text: json-c takes them as they are.
+	# Raw bytes in the JSON text: json-c takes them as they are. (printf
+	# turns the octal escapes of $hostile into those bytes.)
+	# shellcheck disable=SC2059
 	sbx rpc process/start "{\"sessionId\": \"$session\", \"argv\": [\"sh\", \"-c\", \"sleep 10\", \"$(printf "$hostile")\", \"$(printf 'bad\377')\"]}"
 	expect_status 0
 	sbx rpc process/list "{\"sessionId\": \"$session\"}"
