@@ -223,71 +223,6 @@ static int print_message(int fd, struct json_object *msg, struct error *err)
 	return r < 0 ? cli_output_error(r, err) : 0;
 }
 
-/* Prints the notifications that arrived before the response. */
-static int print_queued(struct agent_sandbox_client *c, int fd, struct error *err)
-{
-	for (;;) {
-		_cleanup_(json_object_putp) struct json_object *note = NULL;
-		int r = agent_sandbox_client_next(c, 0, &note, err);
-		if (r < 0) {
-			/* The daemon may have closed after answering: what it
-			 * sent is printed, the end is not an error yet. */
-			error_release(err);
-			*err = (struct error)ERROR_INIT;
-			return 0;
-		}
-		if (r == 0)
-			return 0;
-		if (print_message(fd, note, err) < 0)
-			return -1;
-	}
-}
-
-/* An error response: its line on stdout, its message on stderr. */
-static int report_response_error(const struct cli_io *io, const char *method,
-				 struct json_object *response, struct error *err)
-{
-	if (print_message(io->out, response, err) < 0)
-		return -1;
-	_cleanup_error_ struct error rerr = ERROR_INIT;
-	agent_sandbox_client_response_error(response, &rerr);
-	error_prefix(&rerr, "%s", method);
-	report_error(io->err, &rerr);
-	return RPC_EXIT_ERROR;
-}
-
-static int call(struct agent_sandbox_client *c, const struct cli_io *io, const char *method,
-		struct json_object *params, struct json_object **response, struct error *err)
-{
-	_cleanup_error_ struct error cerr = ERROR_INIT;
-	if (agent_sandbox_client_call(c, method, params, response, &cerr) < 0) {
-		/* Whatever came before the connection failed is still news. */
-		print_queued(c, io->out, err);
-		*err = steal_struct(&cerr);
-		return -1;
-	}
-	return 0;
-}
-
-static int initialize(struct agent_sandbox_client *c, const struct cli_io *io, const char *owner,
-		      struct error *err)
-{
-	struct json_object *params = json_object_new_object();
-	struct json_object *info = json_object_new_object();
-	json_object_object_add(info, "name", json_object_new_string("agent-sandbox-rpc"));
-	json_object_object_add(info, "version", json_object_new_string(AGENT_SANDBOX_VERSION));
-	json_object_object_add(params, "clientInfo", info);
-	json_object_object_add(params, "protocolVersion", json_object_new_string("1"));
-	if (owner)
-		json_object_object_add(params, "owner", json_object_new_string(owner));
-	_cleanup_(json_object_putp) struct json_object *response = NULL;
-	if (call(c, io, "initialize", params, &response, err) < 0)
-		return -1;
-	if (!json_object_object_get_ex(response, "result", NULL))
-		return report_response_error(io, "initialize", response, err);
-	return 0;
-}
-
 /* What --follow waits for: the notification that ends what the call
  * started, and the member that names it (from the result, else from the
  * params, as for process/attach). */
@@ -311,11 +246,74 @@ static void follow_target(const char *method, struct json_object *params,
 static bool ends_follow(struct json_object *note, const struct follow_target *t)
 {
 	struct json_object *method, *params, *id;
-	return t->id && json_object_object_get_ex(note, "method", &method) &&
+	return t && t->id && json_object_object_get_ex(note, "method", &method) &&
 	       json_object_is_type(method, json_type_string) &&
 	       !strcmp(json_object_get_string(method), t->end_method) &&
 	       json_object_object_get_ex(note, "params", &params) &&
 	       json_object_object_get_ex(params, t->key, &id) && json_object_equal(id, t->id);
+}
+
+/* Prints the notifications that arrived before the response, and only
+ * those: what came after it is printed after it. *ended is set when one
+ * of them ends what t follows (t may be NULL). */
+static int print_queued(struct agent_sandbox_client *c, int fd, const struct follow_target *t,
+			bool *ended, struct error *err)
+{
+	for (size_t n = agent_sandbox_client_queued(c); n; n--) {
+		_cleanup_(json_object_putp) struct json_object *note = NULL;
+		if (agent_sandbox_client_next(c, 0, &note, err) != 1)
+			return error_set(err, ERROR_INTERNAL, "a queued notification went missing");
+		if (print_message(fd, note, err) < 0)
+			return -1;
+		if (ended && ends_follow(note, t))
+			*ended = true;
+	}
+	return 0;
+}
+
+/* An error response: its line on stdout, its message on stderr. */
+static int report_response_error(const struct cli_io *io, const char *method,
+				 struct json_object *response, struct error *err)
+{
+	if (print_message(io->out, response, err) < 0)
+		return -1;
+	_cleanup_error_ struct error rerr = ERROR_INIT;
+	agent_sandbox_client_response_error(response, &rerr);
+	error_prefix(&rerr, "%s", method);
+	report_error(io->err, &rerr);
+	return RPC_EXIT_ERROR;
+}
+
+static int call(struct agent_sandbox_client *c, const struct cli_io *io, const char *method,
+		struct json_object *params, struct json_object **response, struct error *err)
+{
+	_cleanup_error_ struct error cerr = ERROR_INIT;
+	if (agent_sandbox_client_call(c, method, params, response, &cerr) < 0) {
+		/* Whatever came before the connection failed is still news. */
+		print_queued(c, io->out, NULL, NULL, err);
+		*err = steal_struct(&cerr);
+		return -1;
+	}
+	return 0;
+}
+
+static int initialize(struct agent_sandbox_client *c, const struct cli_io *io, const char *owner,
+		      struct error *err)
+{
+	struct json_object *params = json_object_new_object();
+	struct json_object *info = json_object_new_object();
+	json_object_object_add(info, "name", json_object_new_string("agent-sandbox-rpc"));
+	json_object_object_add(info, "version", json_object_new_string(AGENT_SANDBOX_VERSION));
+	json_object_object_add(params, "clientInfo", info);
+	json_object_object_add(params, "protocolVersion", json_object_new_string("1"));
+	if (owner)
+		json_object_object_add(params, "owner", json_object_new_string(owner));
+	_cleanup_(json_object_putp) struct json_object *response = NULL;
+	if (call(c, io, "initialize", params, &response, err) < 0)
+		return -1;
+	if (!json_object_object_get_ex(response, "result", NULL))
+		return report_response_error(io, "initialize", response, err);
+	return 0;
 }
 
 static int follow(struct agent_sandbox_client *c, const struct cli_io *io,
@@ -372,16 +370,20 @@ int verb_rpc(const struct cli *cli, char **envp, const struct cli_io *io, struct
 	_cleanup_(json_object_putp) struct json_object *response = NULL;
 	if (call(c, io, args.method, json_object_get(params), &response, err) < 0)
 		return -1;
-	if (print_queued(c, io->out, err) < 0)
-		return -1;
 	struct json_object *result = NULL;
-	if (!json_object_object_get_ex(response, "result", &result))
+	bool ok = json_object_object_get_ex(response, "result", &result);
+	struct follow_target t;
+	follow_target(args.method, params, result, &t);
+	/* A process/exited queued before the response (a daemon may send it
+	 * first) ends --follow as well as one after it. */
+	bool ended = false;
+	if (print_queued(c, io->out, &t, &ended, err) < 0)
+		return -1;
+	if (!ok)
 		return report_response_error(io, args.method, response, err);
 	if (print_message(io->out, response, err) < 0)
 		return -1;
-	if (!args.follow)
+	if (!args.follow || ended)
 		return 0;
-	struct follow_target t;
-	follow_target(args.method, params, result, &t);
 	return follow(c, io, &t, err);
 }

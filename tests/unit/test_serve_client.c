@@ -194,6 +194,9 @@ static void call_returns_its_response_and_queues_notifications_in_order(void **s
 	assert_string_equal(string_at(response, "result", "text"), "mine");
 	assert_int_equal(agent_sandbox_client_response_error(response, &err), 0);
 	json_object_put(response);
+	/* Two came before the response; the third came with it, and stays
+	 * after it. */
+	assert_int_equal(agent_sandbox_client_queued(c), 2);
 	/* Before the response, after it (read with it), in order; the
 	 * stale response is not a notification. */
 	expect_note(c, "n/one", "a");

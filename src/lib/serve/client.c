@@ -531,6 +531,14 @@ int agent_sandbox_client_next(struct agent_sandbox_client *c, int timeout_ms,
 	}
 }
 
+size_t agent_sandbox_client_queued(const struct agent_sandbox_client *c)
+{
+	size_t n = 0;
+	for (size_t i = c->head; i < c->len; i++)
+		n += !is_response(c->queue[i]);
+	return n;
+}
+
 /* The kind named by error.data.kind, ERROR_NONE for a name we do not know. */
 static enum error_kind kind_by_name(const char *name)
 {

@@ -58,6 +58,12 @@ int agent_sandbox_client_call(struct agent_sandbox_client *c, const char *method
 int agent_sandbox_client_next(struct agent_sandbox_client *c, int timeout_ms,
 			      struct json_object **note, struct error *err);
 
+/* How many notifications wait in the queue: those that arrived during
+ * calls. That many agent_sandbox_client_next calls return them without
+ * reading from the connection (what arrived after a response stays after
+ * it). */
+size_t agent_sandbox_client_queued(const struct agent_sandbox_client *c);
+
 /* For a response: 0 when it carries a result; -1 with err when it carries
  * an error, its kind from error.data.kind (or from the code when the
  * daemon did not say) and its message from error.data.detail (or
