@@ -149,7 +149,8 @@ static int parse_params(const char *text, size_t len, struct json_object **out, 
 {
 	if (memchr(text, '\0', len))
 		return error_set(err, ERROR_USAGE, "rpc: the JSON argument holds a NUL byte");
-	_cleanup_(json_tokener_freep) struct json_tokener *tok = json_tokener_new();
+	/* As deep as the daemon takes. */
+	_cleanup_(json_tokener_freep) struct json_tokener *tok = json_tokener_new_ex(RPC_DEPTH_MAX);
 	if (!tok || len > INT32_MAX)
 		return error_set(err, ERROR_USAGE, "rpc: the JSON argument is too large");
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
@@ -289,8 +290,10 @@ static int call(struct agent_sandbox_client *c, const struct cli_io *io, const c
 {
 	_cleanup_error_ struct error cerr = ERROR_INIT;
 	if (agent_sandbox_client_call(c, method, params, response, &cerr) < 0) {
-		/* Whatever came before the connection failed is still news. */
-		print_queued(c, io->out, NULL, NULL, err);
+		/* Whatever came before the connection failed is still news;
+		 * the failure is what is reported. */
+		_cleanup_error_ struct error perr = ERROR_INIT;
+		print_queued(c, io->out, NULL, NULL, &perr);
 		*err = steal_struct(&cerr);
 		return -1;
 	}
