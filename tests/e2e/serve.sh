@@ -295,7 +295,8 @@ def main():
     c = Client(); c.initialize()
     sid = c.create()["sessionId"]
     r = c.start(sid, ["sleep", "1000"])
-    check(r["pid"] and cmdline(r["pid"]) == [b"sleep", b"1000"], "pid is not the host's", r)
+    # The host pid comes before the exec: wait for it to be the sleep.
+    wait_until(lambda: cmdline(r["pid"]) == [b"sleep", b"1000"], "pid %s to be the sleep" % r["pid"])
     c.call("process/signal", {"processId": r["processId"], "signal": "TERM"})
     out, seqs, ex = c.output_until_exit(r["processId"])
     check(ex["signal"] == "TERM" and ex["exitCode"] is None and not ex["timedOut"], ex)
