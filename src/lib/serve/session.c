@@ -27,6 +27,7 @@
 #include "inside/init.h"
 #include "inside/inside.h"
 #include "inside/session.h"
+#include "policy/rule.h"
 #include "sandbox/launch.h"
 #include "sandbox/prepare.h"
 #include "serve/internal.h"
@@ -560,7 +561,15 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 		const struct limit_request *limits, struct error *err)
 {
 	static char *const hold[] = {SANDBOX_SELF, SESSION_HOLD_ARG, NULL};
+	/* Every workspace lies under one directory of the host, which the
+	 * sandbox would show read-only with the rest of the home: hidden,
+	 * but for the session's own. */
+	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
+	_cleanup_free_ char *all = xasprintf("%s/workspaces", srv->data_dir);
+	rule_list_add(&rules, all, ACCESS_EXCLUDE, LAYER_CLI, "serve (other workspaces)");
+	rule_list_add(&rules, s->workspace, ACCESS_RW, LAYER_CLI, "serve (the workspace)");
 	struct sandbox_request req = {
+	    .rules = &rules,
 	    .cwd = s->workspace,
 	    .envp = srv->o->envp,
 	    .config_path = s->policy_file,
