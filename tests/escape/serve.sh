@@ -192,7 +192,7 @@ PY
 	stop_daemon
 }
 
-test_process_inside_cannot_reach_the_daemons_socket_or_control_sockets()
+test_process_inside_reaches_neither_the_daemons_sockets_nor_another_workspace()
 {
 	# Outside /tmp (private inside) so that the paths exist for the host
 	# view a sandbox may have of /var/tmp.
@@ -216,12 +216,16 @@ for path in sys.argv[1:]:
             out["connect " + path] = s.recv(4096).decode(errors="replace") or "connected"
         except OSError as e:
             pass
-other = os.environ["OTHER"]
+other, stranger = os.environ["OTHER"], os.environ["STRANGER"]
+owners = os.path.dirname(os.path.dirname(os.path.dirname(other)))
 for what, fn in [("read", lambda: open(other + "/secret").read()),
                  ("list", lambda: os.listdir(other)),
+                 ("read another owner's", lambda: open(stranger + "/secret").read()),
+                 ("owners", lambda: [n for n in os.listdir(owners) if n != os.path.basename(
+                     os.path.dirname(os.path.dirname(other)))]),
                  ("write", lambda: open(other + "/pwn", "w").write("x")),
                  ("mkdir", lambda: os.mkdir(os.path.dirname(other) + "/chat-pwn")),
-                 ("parent", lambda: os.listdir(os.path.dirname(os.path.dirname(other))))]:
+                 ("siblings", lambda: [n for n in os.listdir(os.path.dirname(other)) if n != "chat-a"])]:
     try:
         out[what] = repr(fn())
     except OSError:
@@ -232,17 +236,21 @@ def main():
     c = Client(); c.initialize()
     a = c.create("u", "a")
     b = c.create("u", "b")
-    with open(b["hostWorkspace"] + "/secret", "w") as f:
-        f.write("session-b-secret\n")
+    o = Client(); o.initialize(owner="stranger")
+    z = o.create("u", "a")
+    for ws in (b["hostWorkspace"], z["hostWorkspace"]):
+        with open(ws + "/secret", "w") as f:
+            f.write("session-b-secret\n")
     rundir = os.environ["XDG_RUNTIME_DIR"]
     targets = [os.environ["SOCK"]] + [p for p in glob.glob(rundir + "/**", recursive=True)
                                       if os.path.exists(p) and not os.path.isdir(p)
                                       and __import__("stat").S_ISSOCK(os.stat(p).st_mode)]
     check(len(targets) >= 3, "expected the api socket and two control sockets:", targets)
     before = sorted(os.listdir(b["hostWorkspace"]))
-    r = c.exec(a["sessionId"], ["python3", "-c", attack] + targets, env={"OTHER": b["hostWorkspace"]})
+    r = c.exec(a["sessionId"], ["python3", "-c", attack] + targets, env={"OTHER": b["hostWorkspace"], "STRANGER": z["hostWorkspace"]})
     check(r["exitCode"] == 0, "the attack did not run:", r)
-    got = {k: v for k, v in json.loads(r["stdout"]).items() if k.startswith("connect")}
+    # The path down to its own workspace shows, and nothing beside it.
+    got = {k: v for k, v in json.loads(r["stdout"]).items() if v != "[]"}
     check(got == {}, "reached from inside session a:", got)
     # From outside: nothing changed, no session was made for "evil".
     check(sorted(os.listdir(b["hostWorkspace"])) == before, "b's workspace changed")
