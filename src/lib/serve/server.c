@@ -339,7 +339,7 @@ static void handle_line(struct server *srv, struct conn *c, const char *line, si
 		rpc_request_release(&req);
 		return;
 	}
-	if (!req.id) {
+	if (!req.has_id) {
 		/* A notification: nothing of the client's is one yet. */
 		rpc_request_release(&req);
 		return;

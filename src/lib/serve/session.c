@@ -27,7 +27,6 @@
 #include "inside/init.h"
 #include "inside/inside.h"
 #include "inside/session.h"
-#include "policy/rule.h"
 #include "sandbox/launch.h"
 #include "sandbox/prepare.h"
 #include "serve/internal.h"
@@ -561,13 +560,15 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 		const struct limit_request *limits, struct error *err)
 {
 	static char *const hold[] = {SANDBOX_SELF, SESSION_HOLD_ARG, NULL};
-	/* Every workspace lies under one directory of the host, which the
-	 * sandbox would show read-only with the rest of the home: hidden,
-	 * but for the session's own. */
+	/* Every owner's workspaces (and the shelves beside them) are under
+	 * the data directory, and the daemon's state under the state one:
+	 * a session sees its own workspace and neither. */
 	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
-	_cleanup_free_ char *all = xasprintf("%s/workspaces", srv->data_dir);
-	rule_list_add(&rules, all, ACCESS_EXCLUDE, LAYER_CLI, "serve (other workspaces)");
-	rule_list_add(&rules, s->workspace, ACCESS_RW, LAYER_CLI, "serve (the workspace)");
+	rule_list_add(&rules, srv->data_dir, ACCESS_EXCLUDE, LAYER_CLI,
+		      "serve: other sessions' workspaces");
+	rule_list_add(&rules, srv->state_dir, ACCESS_EXCLUDE, LAYER_CLI,
+		      "serve: the daemon's state");
+	rule_list_add(&rules, s->workspace, ACCESS_RW, LAYER_CLI, "serve: the session's workspace");
 	struct sandbox_request req = {
 	    .rules = &rules,
 	    .cwd = s->workspace,
