@@ -121,8 +121,13 @@ bench: all $(BUILD)/bench/seccomp
 	bench/secret-scan
 	bench/secret-watch
 	$(BUILD)/bench/seccomp
+	bench/serve-api
 
 $(BUILD)/bench/secret_scan: bench/secret_scan.c $(LIB_OBJ)
+	mkdir -p $(BUILD)/bench
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+$(BUILD)/bench/serve: bench/serve.c $(LIB_OBJ)
 	mkdir -p $(BUILD)/bench
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 

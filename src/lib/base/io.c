@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -158,4 +159,30 @@ static int remove_tree_depth(int dirfd, const char *name, int depth)
 int io_remove_tree_at(int dirfd, const char *name)
 {
 	return remove_tree_depth(dirfd, name, 0);
+}
+
+int io_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+	_cleanup_free_ char *tmp = NULL;
+	int fd = -1;
+	for (int tries = 0; fd < 0 && tries < 16; tries++) {
+		unsigned long long r;
+		if (getentropy(&r, sizeof(r)) < 0)
+			return -errno;
+		free(tmp);
+		tmp = xasprintf("%s.%016llx.tmp", path, r);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0 && errno != EEXIST)
+			return -errno;
+	}
+	if (fd < 0)
+		return -EEXIST;
+	int r = write_all(fd, data, len);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
 }

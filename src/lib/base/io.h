@@ -32,3 +32,7 @@ void io_close_later(int fd);
  * symlink (one planted inside is unlinked, not entered). Returns 0 (also
  * when name does not exist) or -errno. */
 int io_remove_tree_at(int dirfd, const char *name);
+
+/* Writes path whole or not at all: a new file beside it (mode, O_EXCL,
+ * never through a symlink) renamed over it. Returns 0 or -errno. */
+int io_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);

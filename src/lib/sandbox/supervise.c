@@ -241,7 +241,6 @@ static bool pump(int fd, struct watch *w, int kind, int err_fd)
 				/* Unchecked: a caller that stopped listening
 				 * learns of the sandbox some other way. */
 				(void)write_all(w->ready_fd, "R", 1);
-				close(w->ready_fd);
 				w->ready_fd = 0;
 			}
 			if (w->captured.len)

@@ -24,6 +24,12 @@ int rpc_decode(const char *line, size_t len, struct rpc_request *req, int *code,
 	struct json_object *msg = json_tokener_parse_ex(tok, line, (int)len);
 	enum json_tokener_error te = json_tokener_get_error(tok);
 	size_t used = json_tokener_get_parse_end(tok);
+	if (!msg && te == json_tokener_continue) {
+		/* A bare number ends only where the text does: say so. */
+		msg = json_tokener_parse_ex(tok, "", 1);
+		te = json_tokener_get_error(tok);
+		used = len;
+	}
 	json_tokener_free(tok);
 	if (!msg || te != json_tokener_success) {
 		json_object_put(msg);
@@ -53,6 +59,7 @@ int rpc_decode(const char *line, size_t len, struct rpc_request *req, int *code,
 			return error_set(err, ERROR_USAGE,
 					 "\"id\" must be a string, an integer or null");
 		req->id = id;
+		req->has_id = true;
 	}
 	if (!json_object_object_get_ex(msg, "jsonrpc", &v) ||
 	    !json_object_is_type(v, json_type_string) ||

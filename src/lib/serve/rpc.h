@@ -34,7 +34,8 @@ enum rpc_code {
 
 struct rpc_request {
 	struct json_object *msg;    /* the whole message, owned */
-	struct json_object *id;	    /* borrowed; NULL for a notification */
+	struct json_object *id;	    /* borrowed; NULL for null or no id */
+	bool has_id;		    /* false: a notification, answered by nothing */
 	const char *method;	    /* borrowed */
 	struct json_object *params; /* borrowed: an object ({} when absent) */
 };
