@@ -227,6 +227,9 @@ static const struct {
      false},
     {"fs/write", "{\"path\": \".git/config\", \"dataBase64\": \"eA==\"}", ERROR_DENIED, false},
     {"fs/remove", "{\"path\": \".git\", \"recursive\": true}", ERROR_DENIED, false},
+    /* The project's own config (@base's ".agent-sandbox*"), absent. */
+    {"fs/write", "{\"path\": \".agent-sandbox.jsonc\", \"dataBase64\": \"e30=\"}", ERROR_DENIED,
+     false},
     {"fs/remove", "{\"path\": \".git/hooks\", \"recursive\": true}", ERROR_DENIED, false},
     /* Allowed: inside, relative or absolute, through inside symlinks. */
     {"fs/read", "{\"path\": \"a.txt\"}", ERROR_NONE, false},

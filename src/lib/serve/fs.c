@@ -601,8 +601,13 @@ static int fs_write(const struct serve_fs_root *root, struct json_object *params
 	uint64_t rnd;
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 		return error_errno(err, ERROR_SETUP, errno, "getrandom");
-	_cleanup_free_ char *tmp =
-	    xasprintf(".agent-sandbox-write-%016llx", (unsigned long long)rnd);
+	_cleanup_free_ char *tmp = xasprintf(".serve-write-%016llx", (unsigned long long)rnd);
+	/* The temporary name must be one the sandbox could write too: a
+	 * rule's glob matching it (@base's ".agent-sandbox*") would have the
+	 * session's guard take it away. */
+	_cleanup_free_ char *tmp_host = xasprintf("%s/%s", t.host, tmp);
+	if (check_change(root, tmp_host, false, err) < 0)
+		return error_prefix(err, "writing %s through a temporary file", t.rel);
 	_cleanup_close_ int fd =
 	    openat(t.dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
