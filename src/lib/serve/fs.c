@@ -805,7 +805,8 @@ static int list_dir(struct lister *l, int dir, const char *host, const char *pre
 	for (struct dirent *de; (de = readdir(d));)
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			strv_push(&names, de->d_name);
-	qsort(names.items, names.len, sizeof(*names.items), compare_names);
+	if (names.len)
+		qsort(names.items, names.len, sizeof(*names.items), compare_names);
 	struct stat dst;
 	int r = fstat(dirfd(d), &dst) < 0 ? path_error(err, errno, prefix, "listing") : 0;
 	for (size_t i = 0; r == 0 && i < names.len; i++) {
