@@ -152,6 +152,8 @@ test_fs_refuses_changes_under_the_sessions_read_only_paths()
 	[ -z "$other" ] || fail "not refused: $other"
 	sed -n 8p "$T/out" | grep -q '^ok .*"cmVhZCBtZQo="' || fail "reading: $(sed -n 8p "$T/out")"
 	[ "$(cat "$ws/docs/readme")" = "read me" ] || fail "docs/readme changed"
+	grep 'serve_fs' "$HOME/.local/state/agent-sandbox/audit.jsonl" | grep '"docs/new"' |
+		grep -q '"refused": *"denied"' || fail "no audit record of the refused write"
 	[ ! -e "$ws/docs/new" ] && [ ! -e "$ws/docs/sub" ] && [ ! -e "$ws/.agent-sandbox.json" ] ||
 		fail "something was made under a read-only path"
 }
@@ -175,6 +177,11 @@ test_fs_write_is_seen_inside_and_reads_back()
 	sed -n 5p "$T/out" | grep -q '"name": "a/b/c.txt"' || fail "list: $(sed -n 5p "$T/out")"
 	sed -n 6p "$T/out" | grep -q '^ok {}' || fail "remove: $(sed -n 6p "$T/out")"
 	sed -n 7p "$T/out" | grep -q '"exitCode": 0' || fail "a/ is still there inside"
+	log="$HOME/.local/state/agent-sandbox/audit.jsonl"
+	grep 'serve_fs' "$log" | grep 'fs/write' | grep -q '"path": *"a/b/c.txt"' ||
+		fail "no audit record of the write: $(grep serve_fs "$log" | head -3)"
+	grep 'serve_fs' "$log" | grep 'fs/remove' | grep -q '"path": *"a"' ||
+		fail "no audit record of the remove"
 }
 
 run_tests
