@@ -227,6 +227,21 @@ static const struct {
      false},
     {"fs/write", "{\"path\": \".git/config\", \"dataBase64\": \"eA==\"}", ERROR_DENIED, false},
     {"fs/remove", "{\"path\": \".git\", \"recursive\": true}", ERROR_DENIED, false},
+    /* git's control files in a repository the plan did not see. */
+    {"fs/write",
+     "{\"path\": \"new/.git/hooks/pre-commit\", \"dataBase64\": \"eA==\", "
+     "\"createParents\": true}",
+     ERROR_DENIED, true},
+    {"fs/write", "{\"path\": \"sub/.git\", \"dataBase64\": \"eA==\", \"createParents\": true}",
+     ERROR_DENIED, true},
+    {"fs/mkdir", "{\"path\": \"new2/.git/hooks\", \"parents\": true}", ERROR_DENIED, true},
+    {"fs/write",
+     "{\"path\": \"new3/.git/objects/info/alternates\", \"dataBase64\": \"eA==\", "
+     "\"createParents\": true}",
+     ERROR_DENIED, true},
+    {"fs/write",
+     "{\"path\": \"new4/.git/HEAD\", \"dataBase64\": \"eA==\", \"createParents\": true}",
+     ERROR_NONE, false},
     /* The project's own config (@base's ".agent-sandbox*"), absent. */
     {"fs/write", "{\"path\": \".agent-sandbox.jsonc\", \"dataBase64\": \"e30=\"}", ERROR_DENIED,
      false},

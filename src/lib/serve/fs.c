@@ -30,6 +30,7 @@
 #include "base/xalloc.h"
 #include "policy/path.h"
 #include "policy/policy.h"
+#include "policy/preset_git.h"
 #include "policy/secrets.h"
 #include "serve/rpc.h"
 
@@ -212,14 +213,22 @@ static bool mount_inside(const struct serve_fs_root *root, const char *host, boo
 }
 
 /* A change at host (creating, replacing or removing it) is what the
- * sandbox could do itself: writable there, and no mount of it to undo. */
+ * sandbox could do itself: writable there, and no mount of it to undo.
+ * Nothing git would read as configuration or code is made, even in a
+ * repository the plan did not see (made since): the platform must not be
+ * the one to plant a hook. */
 static int check_change(const struct serve_fs_root *root, const char *host, bool exists,
-			struct error *err)
+			bool removing, struct error *err)
 {
+	const char *rel = rel_of(root, host);
+	if (!removing && preset_git_is_control(rel))
+		return error_set(err, ERROR_DENIED,
+				 "%s is git configuration or code (a hook, config, ...); fs/* "
+				 "does not write it",
+				 rel);
 	if (!root->spec)
 		return 0;
 	enum access_level level = level_at(root->spec, host);
-	const char *rel = rel_of(root, host);
 	if (level != ACCESS_RW)
 		return error_set(err, ERROR_DENIED, "%s is %s in the session's policy", rel,
 				 level == ACCESS_RO ? "read-only" : "excluded (hidden)");
@@ -313,7 +322,7 @@ static int open_creating(const struct serve_fs_root *root, const char *parent, i
 			if (r < 0)
 				break;
 			_cleanup_free_ char *child = xasprintf("%s/%s", host, comp);
-			r = check_change(root, child, false, err);
+			r = check_change(root, child, false, false, err);
 			if (r < 0)
 				break;
 			if (mkdirat(cur, comp, 0755) < 0 && errno != EEXIST) {
@@ -591,7 +600,13 @@ static int fs_write(const struct serve_fs_root *root, struct json_object *params
 	bool exists = fstatat(t.dir, t.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (exists && S_ISDIR(st.st_mode))
 		return error_set(err, ERROR_USAGE, "writing %s: it is a directory", t.rel);
-	if (check_change(root, host, exists, err) < 0)
+	/* A .git file points git at another git directory (its hooks). */
+	if (!strcmp(t.name, ".git"))
+		return error_set(err, ERROR_DENIED,
+				 "writing %s: a .git file would point git elsewhere; fs/* does "
+				 "not write it",
+				 t.rel);
+	if (check_change(root, host, exists, false, err) < 0)
 		return -1;
 
 	/* A new file beside the target, renamed over it when complete: a
@@ -606,7 +621,7 @@ static int fs_write(const struct serve_fs_root *root, struct json_object *params
 	 * rule's glob matching it (@base's ".agent-sandbox*") would have the
 	 * session's guard take it away. */
 	_cleanup_free_ char *tmp_host = xasprintf("%s/%s", t.host, tmp);
-	if (check_change(root, tmp_host, false, err) < 0)
+	if (check_change(root, tmp_host, false, false, err) < 0)
 		return error_prefix(err, "writing %s through a temporary file", t.rel);
 	_cleanup_close_ int fd =
 	    openat(t.dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -659,7 +674,7 @@ static int fs_mkdir(const struct serve_fs_root *root, struct json_object *params
 		}
 	} else {
 		_cleanup_free_ char *host = target_host(&t);
-		if (check_change(root, host, false, err) < 0)
+		if (check_change(root, host, false, false, err) < 0)
 			return -1;
 		if (mkdirat(t.dir, t.name, 0755) < 0) {
 			if (!(parents && errno == EEXIST))
@@ -743,7 +758,7 @@ static int fs_remove(const struct serve_fs_root *root, struct json_object *param
 	if (fstatat(t.dir, t.name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return path_error(err, errno, t.rel, "removing");
 	_cleanup_free_ char *host = target_host(&t);
-	if (check_change(root, host, true, err) < 0)
+	if (check_change(root, host, true, true, err) < 0)
 		return -1;
 	if (!S_ISDIR(st.st_mode)) {
 		if (unlinkat(t.dir, t.name, 0) < 0)
