@@ -158,6 +158,24 @@ test_fs_refuses_changes_under_the_sessions_read_only_paths()
 		fail "something was made under a read-only path"
 }
 
+test_fs_does_not_plant_a_hook_in_a_repository_the_agent_made()
+{
+	setup_serve
+	{
+		inside "git init -q . && rm -f .git/hooks/*.sample && mkdir -p sub && echo ok"
+		step fs/write '{"sessionId": "@SID", "path": ".git/hooks/pre-commit", "dataBase64": "IyEvYmluL3NoCg==", "mode": "0755"}'
+		step fs/write '{"sessionId": "@SID", "path": ".git/config", "dataBase64": "W2NvcmVdCg=="}'
+		step fs/write '{"sessionId": "@SID", "path": "sub/.git", "dataBase64": "Z2l0ZGlyOiAvdG1wCg=="}'
+		step fs/mkdir '{"sessionId": "@SID", "path": "other/.git/hooks", "parents": true}'
+	} | serve_steps
+	ws=$(sed -n 's/^workspace //p' "$T/out")
+	sed -n 2p "$T/out" | grep -q '"exitCode": 0' || fail "git init inside: $(sed -n 2p "$T/out")"
+	other=$(sed -n '3,6p' "$T/out" | grep -v '^error -32003 ')
+	[ -z "$other" ] || fail "not refused: $other"
+	[ ! -e "$ws/.git/hooks/pre-commit" ] && [ ! -e "$ws/sub/.git" ] &&
+		[ ! -e "$ws/other/.git/hooks" ] || fail "a git control file was planted"
+}
+
 test_fs_write_is_seen_inside_and_reads_back()
 {
 	setup_serve
