@@ -174,6 +174,20 @@ teardown_test()
 	rm -rf "$T"
 }
 
+# Whether this user can have a memory cgroup made (v1 hierarchy, or a v2
+# subtree it may write).
+memory_cgroup()
+{
+	own=$(sed -n 's/^[0-9]*:[^:]*memory[^:]*://p' /proc/self/cgroup)
+	if [ -n "$own" ]; then
+		[ -w "/sys/fs/cgroup/memory${own%/}" ]
+		return
+	fi
+	own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	[ -n "$own" ] && [ -w "/sys/fs/cgroup${own%/}" ] &&
+		grep -qw memory "/sys/fs/cgroup${own%/}/cgroup.controllers" 2>/dev/null
+}
+
 # Running sandboxes (lifecycle, exec-into): helpers shared by their tests.
 # A private runtime directory for this test, and whatever it started
 # stopped when the test ends, however it ends.

@@ -10,20 +10,6 @@ PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 MARK="297.$$"
 
-# Whether this user can have a memory cgroup made (v1 hierarchy, or a v2
-# subtree it may write).
-memory_cgroup()
-{
-	own=$(sed -n 's/^[0-9]*:[^:]*memory[^:]*://p' /proc/self/cgroup)
-	if [ -n "$own" ]; then
-		[ -w "/sys/fs/cgroup/memory${own%/}" ]
-		return
-	fi
-	own=$(sed -n 's/^0:://p' /proc/self/cgroup)
-	[ -n "$own" ] && [ -w "/sys/fs/cgroup${own%/}" ] &&
-		grep -qw memory "/sys/fs/cgroup${own%/}/cgroup.controllers" 2>/dev/null
-}
-
 # Host processes whose command line is exactly "sleep $1".
 count_sleepers()
 {

@@ -162,11 +162,9 @@ static void finish(struct server *srv, struct process *p)
 	if (p->exec) {
 		if (p->answer) {
 			struct json_object *r = status_fields(p, json_object_new_object());
-			json_object_object_add(
-			    r, "stdoutBase64",
-			    json_object_new_string_len(
-				base64_encode(p->exec_out.buf, p->exec_out.len, NULL),
-				(int)(4 * ((p->exec_out.len + 2) / 3))));
+			_cleanup_free_ char *o64 =
+			    base64_encode(p->exec_out.buf, p->exec_out.len, NULL);
+			json_object_object_add(r, "stdoutBase64", json_object_new_string(o64));
 			json_object_put(f);
 			f = NULL;
 			_cleanup_free_ char *e64 =
@@ -799,7 +797,8 @@ int process_write(struct server *srv, struct conn *c, struct json_object *params
 				 p->stdin_queue.len);
 	if (p->stdin_eof && !p->pty)
 		return error_set(err, ERROR_USAGE, "process %s's input was closed (eof)", p->id);
-	strbuf_add(&p->stdin_queue, (const char *)bytes, len);
+	if (len)
+		strbuf_add(&p->stdin_queue, (const char *)bytes, len);
 	p->stdin_eof = p->stdin_eof || eof;
 	in_flush(srv, p);
 	session_touch(p->session);
