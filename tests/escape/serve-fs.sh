@@ -30,6 +30,9 @@ serve_steps()
 	rc=0
 	"$PY" "$CLIENT" "$AS" "$@" >"$T/out" 2>"$T/err" || rc=$?
 	[ "$rc" -eq 0 ] || fail "the client failed: $(tail -3 "$T/err")"
+	# The daemon's stderr is the client's.
+	! grep -q "ERROR: AddressSanitizer\|runtime error:" "$T/err" ||
+		fail "the daemon's sanitizer: $(head -c 3000 "$T/err")"
 }
 
 setup_serve()
