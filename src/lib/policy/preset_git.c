@@ -40,6 +40,30 @@ static const char *const common_control[] = {
  * when it is not the common directory. */
 static const char *const private_control[] = {"commondir", "gitdir", "config.worktree"};
 
+static bool starts_entry(const char *rest, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(rest, name, n) && (rest[n] == '\0' || rest[n] == '/');
+}
+
+bool preset_git_is_control(const char *rel)
+{
+	for (const char *p = rel; p;) {
+		const char *end = strchr(p, '/');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 4 && !strncmp(p, ".git", 4) && end) {
+			for (size_t i = 0; i < ARRAY_SIZE(common_control); i++)
+				if (starts_entry(end + 1, common_control[i]))
+					return true;
+			for (size_t i = 0; i < ARRAY_SIZE(private_control); i++)
+				if (starts_entry(end + 1, private_control[i]))
+					return true;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
 /* Config keys (section and variable name, any subsection) whose values git
  * runs as commands. alias.* runs only when it starts with "!"; pager.* and
  * the rest are checked word by word for paths. */

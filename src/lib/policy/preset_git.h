@@ -11,3 +11,10 @@
  * of ctx->cwd, its linked worktrees and submodules, and the repositories
  * whose .git entries ctx->git_entries lists. */
 void preset_git_expand(bool strict, const struct preset_context *ctx, struct rule_list *out);
+
+/* Whether rel ('/'-separated, relative to any directory) names what git
+ * reads as configuration or code in a git directory named .git, or lies
+ * beneath it (".git/hooks/pre-commit", "sub/.git/config"). For writers
+ * that make files where no plan has looked yet: a repository made after
+ * @git was expanded has no rules. */
+bool preset_git_is_control(const char *rel);

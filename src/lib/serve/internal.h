@@ -196,7 +196,8 @@ typedef int serve_method(struct server *srv, struct conn *c, struct json_object 
 serve_method session_create, session_get, session_list, session_close, session_renew, workspace_gc;
 serve_method process_start, process_exec, process_write, process_signal, process_resize,
     process_list, process_attach;
-serve_method fs_method;
+serve_method fs_read_method, fs_write_method, fs_list_method, fs_stat_method, fs_remove_method,
+    fs_mkdir_method;
 
 /* A session of the caller's owner, in a state that runs processes. */
 struct session *session_find(struct server *srv, struct conn *c, const char *id, bool live,

@@ -313,12 +313,13 @@ static const struct {
     {"process/resize", process_resize},
     {"process/list", process_list},
     {"process/attach", process_attach},
-    {"fs/read", fs_method},
-    {"fs/write", fs_method},
-    {"fs/list", fs_method},
-    {"fs/stat", fs_method},
-    {"fs/remove", fs_method},
-    {"fs/mkdir", fs_method},
+    /* fs_method.c */
+    {"fs/read", fs_read_method},
+    {"fs/write", fs_write_method},
+    {"fs/list", fs_list_method},
+    {"fs/stat", fs_stat_method},
+    {"fs/remove", fs_remove_method},
+    {"fs/mkdir", fs_mkdir_method},
 };
 
 static void send_error(struct server *srv, struct conn *c, struct json_object *id, int code,

@@ -844,9 +844,3 @@ void sessions_shutdown(struct server *srv)
 	for (struct session *s = srv->sessions; s; s = s->next)
 		session_end(srv, s, SESSION_CLOSED, "the daemon stopped");
 }
-
-int fs_method(struct server *srv, struct conn *c, struct json_object *params,
-	      struct pending **pending, struct json_object **result, struct error *err)
-{
-	return error_set(err, ERROR_INTERNAL, "fs/* is not built yet");
-}
