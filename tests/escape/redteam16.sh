@@ -44,4 +44,33 @@ PY
 	stop_daemon
 }
 
+test_exec_with_a_huge_output_cap_does_not_collect_output_without_bound()
+{
+	start_daemon
+	client <<'PY'
+from serve_client import *
+import os
+def peak():
+    for l in open("/proc/%s/status" % os.environ["DAEMON_PID"]):
+        if l.startswith("VmHWM"):
+            return int(l.split()[1]) // 1024
+def main():
+    c = Client(timeout=60); c.initialize()
+    sid = c.create()["sessionId"]
+    before = peak()
+    # The agent prints 100 MiB; process/exec would hold all of it, and
+    # its base64, in one answer line.
+    try:
+        r = c.exec(sid, ["head", "-c", "100M", "/dev/zero"], outputBytesCap=1 << 40)
+        check(r["truncated"] and len(r["stdout"]) <= 16 << 20, "collected", len(r["stdout"]))
+    except RpcError as e:
+        check(e.code in (-32602, -32004), "refused with", e.code)
+    grown = peak() - before
+    check(grown < 100, "the daemon's peak grew by %d MiB for one process/exec" % grown)
+    check(c.exec(sid, ["echo", "ok"])["stdout"] == b"ok\n", "exec after")
+run(main)
+PY
+	stop_daemon
+}
+
 run_tests
