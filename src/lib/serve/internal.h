@@ -42,6 +42,10 @@ struct watch {
 /* What process/exec collects of each stream by default (its answer is
  * one line, base64 makes it a third larger). */
 #define EXEC_OUTPUT_DEFAULT (4u << 20)
+/* The most process/exec collects at all, so that its answer (base64) stays
+ * well within one line (SERVE_LINE_MAX) and the daemon's memory bounded:
+ * more output is for process/start, which streams it. */
+#define EXEC_OUTPUT_MAX (8u << 20)
 
 struct outbuf {
 	char *data;
@@ -57,9 +61,10 @@ struct conn {
 	char *owner;  /* set by initialize */
 	bool trusted; /* root or our uid: may name an owner, loosen policies */
 	bool initialized;
-	bool eof;	/* no more requests: closed once its answers are out */
-	bool skipping;	/* discarding an oversize line up to its newline */
-	bool in_paused; /* not read while its answers pile up */
+	bool eof;	    /* no more requests: closed once its answers are out */
+	bool skipping;	    /* discarding an oversize line up to its newline */
+	bool in_paused;	    /* not read while its answers pile up */
+	bool lines_waiting; /* complete lines in inbuf not handled yet */
 	struct strbuf inbuf;
 	struct outbuf *head, *tail;
 	size_t out_bytes;

@@ -533,6 +533,11 @@ static int parse_start(struct json_object *params, bool exec, struct start_param
 	if (!exec && (rpc_param_bool(params, "detached", &sp->detached, err) < 0 ||
 		      rpc_param_object(params, "pty", &pty, err) < 0))
 		return -1;
+	if (exec && sp->cap > (int64_t)EXEC_OUTPUT_MAX)
+		return error_set(err, ERROR_USAGE,
+				 "process/exec collects at most %u bytes of output "
+				 "(outputBytesCap); use process/start to stream more",
+				 EXEC_OUTPUT_MAX);
 	if (exec) {
 		static const char *const not_exec[] = {"pty", "detached"};
 		for (size_t i = 0; i < ARRAY_SIZE(not_exec); i++)

@@ -186,13 +186,14 @@ static void conn_free(struct server *srv, struct conn *c)
 
 static void conn_maybe_close(struct server *srv, struct conn *c)
 {
-	if (c->eof && !c->pending && !c->head)
+	if (c->eof && !c->pending && !c->head && !c->lines_waiting)
 		conn_free(srv, c);
 }
 
 static void conn_update_out(struct server *srv, struct conn *c)
 {
-	uint32_t want = c->head ? EPOLLOUT : 0;
+	/* Lines waiting are taken when the socket says it is writable. */
+	uint32_t want = c->head || c->lines_waiting ? EPOLLOUT : 0;
 	if (c->out.fd == c->in.fd)
 		serve_rewatch(srv, &c->in, (c->in_paused || c->eof ? 0 : EPOLLIN) | want);
 	else if (c->out.fd >= 0)
@@ -218,6 +219,9 @@ static void conn_flush(struct server *srv, struct conn *c)
 			c->head = c->tail = NULL;
 			c->out_bytes = 0;
 			c->eof = true;
+			/* Nor are its requests still buffered answered. */
+			c->inbuf.len = 0;
+			c->lines_waiting = false;
 			break;
 		}
 		b->off += (size_t)n;
@@ -393,9 +397,61 @@ static void handle_line(struct server *srv, struct conn *c, const char *line, si
 	rpc_request_release(&req);
 }
 
+/* Handles the complete lines buffered from scan on, until the answers
+ * queued for the client pass CONN_OUT_HIGH: then the rest waits in inbuf
+ * (lines_waiting) until they drain. Stopping only the reading would not
+ * do: one read holds hundreds of requests, each of which may answer
+ * megabytes. */
+static void conn_take_lines(struct server *srv, struct conn *c, size_t scan)
+{
+	size_t start = 0;
+	c->lines_waiting = false;
+	for (;;) {
+		if (c->out_bytes > CONN_OUT_HIGH)
+			c->in_paused = true;
+		char *nl = memchr(c->inbuf.buf + scan, '\n', c->inbuf.len - scan);
+		if (!nl)
+			break;
+		if (c->in_paused) {
+			c->lines_waiting = true;
+			break;
+		}
+		size_t end = (size_t)(nl - c->inbuf.buf);
+		if (c->skipping)
+			c->skipping = false;
+		else if (end > start)
+			handle_line(srv, c, c->inbuf.buf + start, end - start);
+		start = scan = end + 1;
+	}
+	/* Keep the rest, unless one line is already too long: then say so
+	 * once and drop it up to its end. */
+	size_t rest = c->inbuf.len - start;
+	if (rest > SERVE_LINE_MAX && !c->lines_waiting) {
+		if (!c->skipping) {
+			_cleanup_error_ struct error err = ERROR_INIT;
+			error_set(&err, ERROR_LIMIT, "a line is longer than %u bytes",
+				  SERVE_LINE_MAX);
+			send_error(srv, c, NULL, RPC_INVALID_REQUEST, &err);
+		}
+		c->skipping = true;
+		rest = 0;
+		start = c->inbuf.len;
+	}
+	memmove(c->inbuf.buf, c->inbuf.buf + start, rest);
+	c->inbuf.len = rest;
+	if (c->inbuf.alloc > 4 * READ_CHUNK && rest < READ_CHUNK) {
+		/* A long line has passed: give its memory back. */
+		struct strbuf small = STRBUF_INIT;
+		strbuf_add(&small, c->inbuf.buf, rest);
+		strbuf_release(&c->inbuf);
+		c->inbuf = small;
+	}
+}
+
 static void conn_read(struct server *srv, struct conn *c)
 {
-	for (int rounds = 0; rounds < 16 && !c->eof && !c->in_paused; rounds++) {
+	for (int rounds = 0; rounds < 16 && !c->eof && !c->in_paused && !c->lines_waiting;
+	     rounds++) {
 		strbuf_grow(&c->inbuf, READ_CHUNK);
 		ssize_t n = read(c->in.fd, c->inbuf.buf + c->inbuf.len, READ_CHUNK);
 		if (n < 0 && errno == EINTR)
@@ -409,43 +465,7 @@ static void conn_read(struct server *srv, struct conn *c)
 		size_t scan = c->inbuf.len;
 		c->inbuf.len += (size_t)n;
 		c->inbuf.buf[c->inbuf.len] = '\0';
-		size_t start = 0;
-		for (;;) {
-			char *nl = memchr(c->inbuf.buf + scan, '\n', c->inbuf.len - scan);
-			if (!nl)
-				break;
-			size_t end = (size_t)(nl - c->inbuf.buf);
-			if (c->skipping)
-				c->skipping = false;
-			else if (end > start)
-				handle_line(srv, c, c->inbuf.buf + start, end - start);
-			start = scan = end + 1;
-			if (c->out_bytes > CONN_OUT_HIGH)
-				c->in_paused = true;
-		}
-		/* Keep the rest, unless one line is already too long: then
-		 * say so once and drop it up to its end. */
-		size_t rest = c->inbuf.len - start;
-		if (rest > SERVE_LINE_MAX) {
-			if (!c->skipping) {
-				_cleanup_error_ struct error err = ERROR_INIT;
-				error_set(&err, ERROR_LIMIT, "a line is longer than %u bytes",
-					  SERVE_LINE_MAX);
-				send_error(srv, c, NULL, RPC_INVALID_REQUEST, &err);
-			}
-			c->skipping = true;
-			rest = 0;
-			start = c->inbuf.len;
-		}
-		memmove(c->inbuf.buf, c->inbuf.buf + start, rest);
-		c->inbuf.len = rest;
-		if (c->inbuf.alloc > 4 * READ_CHUNK && rest < READ_CHUNK) {
-			/* A long line has passed: give its memory back. */
-			struct strbuf small = STRBUF_INIT;
-			strbuf_add(&small, c->inbuf.buf, rest);
-			strbuf_release(&c->inbuf);
-			c->inbuf = small;
-		}
+		conn_take_lines(srv, c, scan);
 	}
 }
 
@@ -457,11 +477,14 @@ static void conn_ready(struct server *srv, struct conn *c, struct watch *w, uint
 		return;
 	if ((events & EPOLLOUT) || (w == &c->out))
 		conn_flush(srv, c);
+	if (c->lines_waiting && !c->in_paused)
+		conn_take_lines(srv, c, 0);
 	if (w == &c->in && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->in_paused)
 		conn_read(srv, c);
 	if (c->eof) {
 		/* Nothing more is read; answers still owed are sent. */
-		if (c->in.fd >= 0 && c->in.fd == c->out.fd && !c->head && !c->pending) {
+		if (c->in.fd >= 0 && c->in.fd == c->out.fd && !c->head && !c->pending &&
+		    !c->lines_waiting) {
 			conn_free(srv, c);
 			return;
 		}
