@@ -73,4 +73,49 @@ PY
 	stop_daemon
 }
 
+test_a_session_of_another_uid_does_not_read_the_daemon_users_home()
+{
+	[ "$(id -u)" -eq 0 ] || skip "needs root to run the daemon and a client as two other uids"
+	user=${TEST_USER:-agent-sandbox-test}
+	id "$user" >/dev/null 2>&1 || skip "no user $user"
+	# The daemon runs as $user and allows nobody: the sandbox of nobody's
+	# session runs as $user, and must not hand nobody what only $user
+	# may read.
+	base=$(mktemp -d /var/tmp/as-rt16.XXXXXX) || fail "mktemp"
+	trap 'kill "$dpid" 2>/dev/null; rm -rf "$base"' EXIT
+	chmod 711 "$base"
+	mkdir -m 700 "$base/home" "$base/run" "$base/data" "$base/state"
+	mkdir -m 711 "$base/pub"
+	echo "the daemon user's own" >"$base/home/private"
+	chmod 600 "$base/home/private"
+	chown -R "$user" "$base"
+	setpriv --reuid="$user" --regid="$user" --clear-groups --reset-env env HOME="$base/home" \
+		PATH="$PATH" XDG_RUNTIME_DIR="$base/run" XDG_DATA_HOME="$base/data" \
+		XDG_STATE_HOME="$base/state" "$AS" serve --socket "$base/pub/api.sock" \
+		--allow-uid 65534 >"$T/serve.out" 2>"$T/serve.err" &
+	dpid=$!
+	setpriv --reuid=65534 --regid=65534 --clear-groups env SOCK="$base/pub/api.sock" \
+		PRIV="$base/home/private" PYTHONPATH="$SERVE_DIR" "$SERVE_PY" - >"$T/other.out" 2>&1 <<'PY' ||
+from serve_client import *
+import os
+def main():
+    priv = os.environ["PRIV"]
+    try:
+        open(priv).read()
+        raise Fail("the test's own check: nobody reads", priv)
+    except PermissionError:
+        pass
+    c = Client(os.environ["SOCK"])
+    c.initialize()
+    sid = c.create()["sessionId"]
+    r = c.exec(sid, ["sh", "-c", 'cat "$P"; ls -A "$(dirname "$P")"'], env={"P": priv})
+    check(b"daemon user" not in r["stdout"] and b"private" not in r["stdout"],
+          "nobody's session read the daemon user's home:", r["stdout"])
+run(main)
+PY
+		fail "as nobody: $(cat "$T/other.out") $(cat "$T/serve.err")"
+	kill "$dpid"
+	wait "$dpid" || true
+}
+
 run_tests
