@@ -20,6 +20,7 @@
 #include "agent-sandbox.h"
 #include "audit/writer.h"
 #include "base/cleanup.h"
+#include "base/dirs.h"
 #include "base/io.h"
 #include "base/units.h"
 #include "base/xalloc.h"
@@ -569,6 +570,13 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 	rule_list_add(&rules, srv->state_dir, ACCESS_EXCLUDE, LAYER_CLI,
 		      "serve: the daemon's state");
 	rule_list_add(&rules, s->workspace, ACCESS_RW, LAYER_CLI, "serve: the session's workspace");
+	/* The sandbox runs as the daemon's uid, not the client's: a client
+	 * of another uid (--allow-uid) must not read through it the home
+	 * its own uid cannot. */
+	_cleanup_free_ char *home = c->trusted ? NULL : dirs_home(srv->o->envp);
+	if (home)
+		rule_list_add(&rules, home, ACCESS_EXCLUDE, LAYER_CLI,
+			      "serve: the daemon user's home (a client of another uid)");
 	struct sandbox_request req = {
 	    .rules = &rules,
 	    .cwd = s->workspace,
