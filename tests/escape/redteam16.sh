@@ -118,4 +118,29 @@ PY
 	wait "$dpid" || true
 }
 
+test_delete_workspace_removes_a_tree_the_agent_made_too_deep()
+{
+	start_daemon
+	client <<'PY'
+from serve_client import *
+import os
+deep = "import os\nfor i in range(600):\n    os.mkdir('x')\n    os.chdir('x')\nopen('leaf', 'w').close()\n"
+def main():
+    c = Client(); c.initialize()
+    # deleteWorkspace at session/close, and workspace/gc.
+    s = c.create("u", "a")
+    check(c.exec(s["sessionId"], ["python3", "-c", deep])["exitCode"] == 0, "the deep tree")
+    c.call("session/close", {"sessionId": s["sessionId"], "deleteWorkspace": True})
+    check(not os.path.exists(s["hostWorkspace"]), "deleteWorkspace left", s["hostWorkspace"])
+    s = c.create("u", "b")
+    check(c.exec(s["sessionId"], ["python3", "-c", deep])["exitCode"] == 0, "the deep tree")
+    c.call("session/close", {"sessionId": s["sessionId"]})
+    removed = c.call("workspace/gc", {"olderThanDays": 0})["removed"]
+    check(removed == [s["hostWorkspace"]] and not os.path.exists(s["hostWorkspace"]),
+          "workspace/gc removed", removed)
+run(main)
+PY
+	stop_daemon
+}
+
 run_tests
