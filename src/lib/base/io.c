@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,17 +125,34 @@ void io_close_later(int fd)
 	close(sync[1]);
 }
 
+/* Deeper than this, a directory is moved up rather than entered: the
+ * recursion's stack stays bounded whatever the tree's depth. */
+#define REMOVE_DEPTH_MAX 200
+
 /* Removes name beneath dirfd and everything in it, never following a
- * symlink: one planted in a worktree is unlinked, not entered. */
-static int remove_tree_depth(int dirfd, const char *name, int depth)
+ * symlink: one planted in a worktree is unlinked, not entered. A
+ * directory deeper than REMOVE_DEPTH_MAX is renamed into top (the tree's
+ * own root) and *moved set: the caller's next pass takes it from there. */
+static int remove_tree_depth(int top, int dirfd, const char *name, int depth, bool *moved)
 {
 	struct stat st;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
-	if (depth > 256)
-		return -ELOOP;
+	if (depth > REMOVE_DEPTH_MAX && top >= 0) {
+		for (unsigned n = 0; n < 64; n++) {
+			_cleanup_free_ char *up =
+			    xasprintf(".removing-%llu-%u", (unsigned long long)st.st_ino, n);
+			if (renameat2(dirfd, name, top, up, RENAME_NOREPLACE) == 0) {
+				*moved = true;
+				return 0;
+			}
+			if (errno != EEXIST)
+				return -errno;
+		}
+		return -EEXIST;
+	}
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -148,17 +166,27 @@ static int remove_tree_depth(int dirfd, const char *name, int depth)
 	for (struct dirent *de; (de = readdir(d)) && r == 0;) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		r = remove_tree_depth(fd, de->d_name, depth + 1);
+		r = remove_tree_depth(top >= 0 ? top : fd, fd, de->d_name, depth + 1, moved);
 	}
 	closedir(d);
 	if (r < 0)
 		return r;
+	/* The root still holds what was moved into it. */
+	if (depth == 0 && *moved)
+		return 0;
 	return unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT ? -errno : 0;
 }
 
 int io_remove_tree_at(int dirfd, const char *name)
 {
-	return remove_tree_depth(dirfd, name, 0);
+	/* Each pass removes at least REMOVE_DEPTH_MAX levels of what it
+	 * moved the pass before. */
+	for (;;) {
+		bool moved = false;
+		int r = remove_tree_depth(-1, dirfd, name, 0, &moved);
+		if (r < 0 || !moved)
+			return r;
+	}
 }
 
 int io_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
