@@ -143,4 +143,44 @@ PY
 	stop_daemon
 }
 
+test_a_client_holding_every_descriptor_neither_spins_the_daemon_nor_hangs_others()
+{
+	serve_dirs
+	# A daemon with few descriptors, so that connections exhaust them.
+	(ulimit -n 200 && exec "$AS" serve) >"$T/serve.out" 2>"$T/serve.err" </dev/null &
+	daemon_pid=$!
+	"$SERVE_PY" "$SERVE_DIR/serve_client.py" wait "$SOCK" 10 2>"$T/wait.err" ||
+		fail "the daemon did not listen: $(cat "$T/serve.err")"
+	export DAEMON_PID=$daemon_pid
+	client <<'PY'
+from serve_client import *
+import os, socket, time
+def ticks():
+    f = open("/proc/%s/stat" % os.environ["DAEMON_PID"]).read().rsplit(")", 1)[1].split()
+    return int(f[11]) + int(f[12])
+def main():
+    held = []
+    for i in range(260):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(os.environ["SOCK"])
+        held.append(s)
+    time.sleep(0.3)
+    t = ticks()
+    time.sleep(1)
+    spent = ticks() - t
+    check(spent < 30, "the daemon spun %d ticks in a second with its descriptors gone" % spent)
+    # Told at once that the daemon is full, not left waiting.
+    c = Client(timeout=3)
+    m = c.read()
+    check(m is not None and m["error"]["code"] == -32001, "a new client got", m)
+    for s in held:
+        s.close()
+    time.sleep(0.3)
+    c = Client(timeout=5); c.initialize()
+    check(c.call("session/list") == {"sessions": []}, "a client after")
+run(main)
+PY
+	stop_daemon
+}
+
 run_tests
