@@ -154,6 +154,11 @@ struct server {
 	const struct serve_options *o;
 	int epfd;
 	struct watch listen, signals, tick;
+	/* Held to be given up when the descriptors run out: the one accept
+	 * it frees tells a client so, rather than leave the listener
+	 * ready forever (epoll would report it in a loop). */
+	int spare_fd;
+	bool accept_paused; /* no spare either: the tick listens again */
 	struct conn *conns;
 	size_t conns_len;
 	/* Freed once the events at hand are handled: one of them may still

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -556,10 +557,43 @@ static struct conn *conn_new(struct server *srv, int in, int out, uid_t uid, pid
 	return c;
 }
 
+/* Tells a client it is not taken, and closes it: the socket is new and
+ * takes one line, so the client does not wait. */
+static void refuse_busy(int fd, const char *why)
+{
+	_cleanup_error_ struct error err = ERROR_INIT;
+	error_set(&err, ERROR_BUSY, "%s", why);
+	size_t n;
+	_cleanup_free_ char *line = rpc_error_line(NULL, RPC_OVERLOADED, &err, &n);
+	(void)!write(fd, line, n);
+	close(fd);
+}
+
+/* accept4 failed for want of descriptors: turns one waiting client away
+ * through the spare, or stops listening until the next tick. */
+static void accept_exhausted(struct server *srv)
+{
+	if (srv->spare_fd >= 0) {
+		close(srv->spare_fd);
+		int fd = accept4(srv->listen.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd >= 0)
+			refuse_busy(fd, "the daemon has no file descriptors left");
+		srv->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (srv->spare_fd >= 0)
+			return;
+	}
+	if (serve_rewatch(srv, &srv->listen, 0) == 0)
+		srv->accept_paused = true;
+}
+
 static void accept_ready(struct server *srv, struct watch *w, uint32_t events)
 {
 	for (int i = 0; i < 64; i++) {
 		int fd = accept4(w->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			accept_exhausted(srv);
+			continue;
+		}
 		if (fd < 0)
 			return;
 		struct ucred cred;
@@ -570,14 +604,9 @@ static void accept_ready(struct server *srv, struct watch *w, uint32_t events)
 			continue;
 		}
 		if (srv->conns_len >= SERVE_CONNS_MAX) {
-			/* Said, so that the client does not wait: the socket
-			 * is new and takes one line. */
-			_cleanup_error_ struct error err = ERROR_INIT;
-			error_set(&err, ERROR_BUSY, "%d clients are connected", SERVE_CONNS_MAX);
-			size_t n;
-			_cleanup_free_ char *line = rpc_error_line(NULL, RPC_OVERLOADED, &err, &n);
-			(void)!write(fd, line, n);
-			close(fd);
+			_cleanup_free_ char *why =
+			    xasprintf("%d clients are connected", SERVE_CONNS_MAX);
+			refuse_busy(fd, why);
 			continue;
 		}
 		struct conn *c = conn_new(srv, fd, fd, cred.uid, cred.pid);
@@ -597,6 +626,11 @@ static void tick_ready(struct server *srv, struct watch *w, uint32_t events)
 {
 	uint64_t n;
 	(void)!read(w->fd, &n, sizeof(n));
+	if (srv->accept_paused && srv->listen.fd >= 0 &&
+	    serve_rewatch(srv, &srv->listen, EPOLLIN) == 0)
+		srv->accept_paused = false;
+	if (srv->spare_fd < 0)
+		srv->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	sessions_tick(srv);
 }
 
@@ -683,12 +717,20 @@ static int prepare_listening(struct server *srv, char **path_out, struct error *
 
 static int server_init(struct server *srv, const struct serve_options *o, struct error *err)
 {
-	*srv = (struct server){.o = o, .epfd = -1, .uid = geteuid()};
+	*srv = (struct server){.o = o, .epfd = -1, .spare_fd = -1, .uid = geteuid()};
 	srv->listen = (struct watch){.ready = accept_ready, .fd = -1};
 	srv->signals = (struct watch){.ready = signal_ready, .fd = -1};
 	srv->tick = (struct watch){.ready = tick_ready, .fd = -1};
 	srv->audit = (struct audit){.fd = -1, .sock = -1, .stop_pipe = {-1, -1}};
 	srv->stdio = o->stdio;
+	/* Each process takes five descriptors and each client one: as many
+	 * as the hard limit allows, and one in reserve. */
+	struct rlimit lim;
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+		lim.rlim_cur = lim.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &lim);
+	}
+	srv->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	_cleanup_free_ char *home = dirs_home(o->envp);
 	if (!home)
 		return error_set(err, ERROR_SETUP, "no home directory: set HOME");
@@ -740,6 +782,8 @@ static void server_release(struct server *srv)
 	serve_close_watch(srv, &srv->tick);
 	if (srv->epfd >= 0)
 		close(srv->epfd);
+	if (srv->spare_fd >= 0)
+		close(srv->spare_fd);
 	audit_close(&srv->audit);
 	free(srv->state_dir);
 	free(srv->data_dir);
