@@ -183,4 +183,38 @@ PY
 	stop_daemon
 }
 
+test_delete_workspace_of_a_closing_session_spares_the_next_session_of_the_key()
+{
+	start_daemon
+	client <<'PY'
+from serve_client import *
+import os, time
+def main():
+    c = Client(); c.initialize()
+    s = c.create("u", "k")
+    c.exec(s["sessionId"], ["sh", "-c", "echo old > old"])
+    # The close (deleting) and the next create of the key, pipelined:
+    # the create comes while the old sandbox is still going down.
+    a = c.send("session/close", {"sessionId": s["sessionId"], "deleteWorkspace": True})
+    b = c.send("session/create", {"key": {"user": "u", "chat": "k"}})
+    try:
+        n = c.answer(b)
+        c.answer(a)
+    except RpcError as e:
+        # Or told to come back once the old one is gone.
+        check(e.code == -32001, "the create while closing:", e.code)
+        c.answer(a)
+        n = c.create("u", "k")
+    check(not os.path.exists(n["hostWorkspace"] + "/old"), "deleteWorkspace kept the old file")
+    check(n["sessionId"] != s["sessionId"], "the same session")
+    time.sleep(0.5)
+    r = c.exec(n["sessionId"], ["sh", "-c", "echo new > new && cat new"])
+    check(r["stdout"] == b"new\n", "the new session's workspace:", r)
+    check(os.path.isfile(n["hostWorkspace"] + "/new"),
+          "the new session's file is not on the host: its workspace was removed under it")
+run(main)
+PY
+	stop_daemon
+}
+
 run_tests
