@@ -611,6 +611,16 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 	return 0;
 }
 
+static bool workspace_in_use(struct server *srv, const char *owner, const char *user,
+			     const char *chat)
+{
+	for (struct session *s = srv->sessions; s; s = s->next)
+		if ((live(s) || s->state == SESSION_CLOSING || s->supervisor > 0) &&
+		    !strcmp(s->owner, owner) && !strcmp(s->user, user) && !strcmp(s->chat, chat))
+			return true;
+	return false;
+}
+
 int session_create(struct server *srv, struct conn *c, struct json_object *params,
 		   struct pending **pending, struct json_object **result, struct error *err)
 {
@@ -633,6 +643,13 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 	}
 	if (srv->stopping)
 		return error_set(err, ERROR_BUSY, "the daemon is stopping");
+	/* A session of the key still going down may yet remove the
+	 * workspace (deleteWorkspace): a new one must not be made in it. */
+	if (workspace_in_use(srv, c->owner, user, chat)) {
+		error_set(err, ERROR_BUSY, "the last session of this key is still closing");
+		error_hint(err, "retry when its session/close is answered");
+		return -1;
+	}
 	if (srv->sessions_live >= srv->o->max_sessions)
 		return error_set(err, ERROR_LIMIT, "%u sessions are running (serve --max-sessions)",
 				 srv->o->max_sessions);
@@ -743,16 +760,6 @@ int session_renew(struct server *srv, struct conn *c, struct json_object *params
 	session_touch(s);
 	*result = json_object_new_object();
 	return 0;
-}
-
-static bool workspace_in_use(struct server *srv, const char *owner, const char *user,
-			     const char *chat)
-{
-	for (struct session *s = srv->sessions; s; s = s->next)
-		if ((live(s) || s->state == SESSION_CLOSING || s->supervisor > 0) &&
-		    !strcmp(s->owner, owner) && !strcmp(s->user, user) && !strcmp(s->chat, chat))
-			return true;
-	return false;
 }
 
 int workspace_gc(struct server *srv, struct conn *c, struct json_object *params,
