@@ -217,4 +217,41 @@ PY
 	stop_daemon
 }
 
+test_delete_workspace_of_a_huge_tree_does_not_stall_other_clients()
+{
+	start_daemon
+	client <<'PY'
+from serve_client import *
+import os, threading, time
+def main():
+    c = Client(timeout=120); c.initialize()
+    s = c.create("u", "big")
+    made = c.exec(s["sessionId"], ["python3", "-c",
+        "import os\nfor i in range(150):\n    os.mkdir('d%d' % i)\n    for j in range(1000):\n        os.close(os.open('d%d/%d' % (i, j), os.O_CREAT | os.O_WRONLY))\n"],
+        timeoutMs=100000)
+    check(made["exitCode"] == 0, "making the files", made)
+    d = Client(); d.initialize()
+    worst, stop = [0.0], [False]
+    def ping():
+        while not stop[0]:
+            t = time.monotonic()
+            d.call("session/list")
+            worst[0] = max(worst[0], time.monotonic() - t)
+            time.sleep(0.01)
+    th = threading.Thread(target=ping)
+    th.start()
+    t = time.monotonic()
+    c.call("session/close", {"sessionId": s["sessionId"], "deleteWorkspace": True})
+    took = time.monotonic() - t
+    stop[0] = True
+    th.join()
+    check(not os.path.exists(s["hostWorkspace"]), "the workspace is still there")
+    print("# close with deleteWorkspace of 150000 files: %.2f s; other client waited at most %.2f s" % (took, worst[0]))
+    check(worst[0] < 0.3, "another client waited %.2f s while a workspace was removed" % worst[0])
+run(main)
+PY
+	grep '^#' "$T/client.out" >&2
+	stop_daemon
+}
+
 run_tests
