@@ -110,6 +110,8 @@ struct session {
 	unsigned idle_timeout_s;
 	bool delete_on_expire;
 	bool delete_workspace; /* session/close asked for it */
+	pid_t remover;	       /* the child removing the workspace, while it does */
+	struct watch removal;  /* its pidfd */
 	char *ended_reason;    /* why it closed, for the log and errors */
 	struct pending *waiting_create, *waiting_close;
 	struct process *processes;
@@ -169,6 +171,7 @@ struct server {
 	uint64_t next_conn;
 	struct session *sessions;
 	size_t sessions_live;
+	size_t removals; /* workspaces being removed (a child each) */
 	uint64_t next_process;
 	struct audit audit;
 	uid_t uid;

@@ -825,7 +825,7 @@ int serve_run(const struct serve_options *o, struct error *err)
 				serve_close_watch(&srv, &srv.listen);
 				sessions_shutdown(&srv);
 			}
-			if (!srv.sessions_live || serve_now_ms() > stop_deadline)
+			if ((!srv.sessions_live && !srv.removals) || serve_now_ms() > stop_deadline)
 				break;
 		}
 		struct epoll_event ev[64];

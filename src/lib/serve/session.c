@@ -331,6 +331,70 @@ static _Noreturn void supervise_session(struct server *srv, struct session *s, i
 
 static void child_ready(struct server *srv, struct watch *w, uint32_t events);
 
+/* The directory holding the workspace (and its marker). */
+static int workspace_parent_open(const struct session *s)
+{
+	_cleanup_free_ char *parent = xstrdup(s->workspace);
+	*strrchr(parent, '/') = '\0';
+	return open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static void removal_ready(struct server *srv, struct watch *w, uint32_t events)
+{
+	struct session *s = container_of(w, struct session, removal);
+	int status = 0;
+	if (waitpid(s->remover, &status, WNOHANG) != s->remover)
+		return;
+	serve_close_watch(srv, w);
+	s->remover = 0;
+	srv->removals--;
+	_cleanup_close_ int pfd = workspace_parent_open(s);
+	_cleanup_free_ char *chat = xasprintf("chat-%s", s->chat);
+	struct stat st;
+	if (pfd >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	    fstatat(pfd, chat, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+		_cleanup_free_ char *marker = xasprintf(".chat-%s.json", s->chat);
+		unlinkat(pfd, marker, 0);
+		audit_session(srv, s, "serve_workspace_remove", "deleteWorkspace");
+	}
+	answer_waiters(srv, &s->waiting_close, NULL, s);
+}
+
+/* Removes the workspace of an ended session in a child: a tree the agent
+ * made may take long to remove, and the daemon answers everyone
+ * meanwhile. Until it is done the key counts as in use. Returns 0, or -1
+ * when no child could be started (then nothing is removed). */
+static int removal_start(struct server *srv, struct session *s)
+{
+	_cleanup_close_ int pfd = workspace_parent_open(s);
+	if (pfd < 0)
+		return -1;
+	_cleanup_free_ char *chat = xasprintf("chat-%s", s->chat);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		/* Nothing of the daemon's but the directory. */
+		if (pfd > 3)
+			syscall(SYS_close_range, 3u, (unsigned)pfd - 1, 0);
+		syscall(SYS_close_range, (unsigned)pfd + 1, ~0u, 0);
+		_exit(io_remove_tree_at(pfd, chat) < 0 ? 1 : 0);
+	}
+	s->remover = pid;
+	s->removal =
+	    (struct watch){.ready = removal_ready, .fd = (int)syscall(SYS_pidfd_open, pid, 0)};
+	if (s->removal.fd < 0 || serve_watch(srv, &s->removal, EPOLLIN) < 0) {
+		/* Waited for here, then: slow, but done. */
+		if (s->removal.fd >= 0)
+			serve_close_watch(srv, &s->removal);
+		waitpid(pid, NULL, 0);
+		s->remover = 0;
+		return -1;
+	}
+	srv->removals++;
+	return 0;
+}
+
 static int launch(struct server *srv, struct session *s, struct error *err)
 {
 	int pipefd[2];
@@ -413,16 +477,9 @@ static void child_ready(struct server *srv, struct watch *w, uint32_t events)
 	process_session_ended(srv, s);
 	audit_session(srv, s, "serve_session_close", s->ended_reason);
 	if (s->delete_workspace && s->workspace_fd >= 0) {
-		_cleanup_free_ char *parent = xstrdup(s->workspace);
-		*strrchr(parent, '/') = '\0';
-		_cleanup_close_ int pfd =
-		    open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		_cleanup_free_ char *chat = xasprintf("chat-%s", s->chat);
-		_cleanup_free_ char *marker = xasprintf(".chat-%s.json", s->chat);
-		if (pfd >= 0 && io_remove_tree_at(pfd, chat) == 0) {
-			unlinkat(pfd, marker, 0);
-			audit_session(srv, s, "serve_workspace_remove", "deleteWorkspace");
-		}
+		/* session/close is answered when the workspace is gone. */
+		if (removal_start(srv, s) == 0)
+			return;
 	} else {
 		marker_write(srv, s, 0);
 	}
@@ -615,7 +672,8 @@ static bool workspace_in_use(struct server *srv, const char *owner, const char *
 			     const char *chat)
 {
 	for (struct session *s = srv->sessions; s; s = s->next)
-		if ((live(s) || s->state == SESSION_CLOSING || s->supervisor > 0) &&
+		if ((live(s) || s->state == SESSION_CLOSING || s->supervisor > 0 ||
+		     s->remover > 0) &&
 		    !strcmp(s->owner, owner) && !strcmp(s->user, user) && !strcmp(s->chat, chat))
 			return true;
 	return false;
@@ -672,7 +730,7 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 
 	struct session *s = xcalloc(1, sizeof(*s));
 	s->workspace_fd = -1;
-	s->child.fd = s->ready.fd = -1;
+	s->child.fd = s->ready.fd = s->removal.fd = -1;
 	s->ready_text = (struct strbuf)STRBUF_INIT;
 	if (audit_run_id(s->id) < 0) {
 		session_free(s);
@@ -848,7 +906,8 @@ void sessions_tick(struct server *srv)
 			s->delete_workspace = s->delete_on_expire;
 			session_end(srv, s, SESSION_EXPIRED, "idle for lifecycle.idleTimeoutS");
 		} else if ((s->state == SESSION_CLOSED || s->state == SESSION_EXPIRED) &&
-			   s->supervisor <= 0 && now - s->last_used_ms > CLOSED_KEPT_MS) {
+			   s->supervisor <= 0 && s->remover <= 0 &&
+			   now - s->last_used_ms > CLOSED_KEPT_MS) {
 			bury_session(srv, s);
 		}
 	}
