@@ -152,6 +152,8 @@ struct process {
 	struct process *next;
 };
 
+struct gc_job;
+
 struct server {
 	const struct serve_options *o;
 	int epfd;
@@ -171,7 +173,8 @@ struct server {
 	uint64_t next_conn;
 	struct session *sessions;
 	size_t sessions_live;
-	size_t removals; /* workspaces being removed (a child each) */
+	size_t removals;	/* workspaces being removed (a child each) */
+	struct gc_job *gc_jobs; /* workspace/gc calls removing (session.c) */
 	uint64_t next_process;
 	struct audit audit;
 	uid_t uid;

@@ -668,6 +668,9 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 	return 0;
 }
 
+static bool gc_removing(const struct server *srv, const char *owner, const char *user,
+			const char *chat);
+
 static bool workspace_in_use(struct server *srv, const char *owner, const char *user,
 			     const char *chat)
 {
@@ -676,7 +679,7 @@ static bool workspace_in_use(struct server *srv, const char *owner, const char *
 		     s->remover > 0) &&
 		    !strcmp(s->owner, owner) && !strcmp(s->user, user) && !strcmp(s->chat, chat))
 			return true;
-	return false;
+	return gc_removing(srv, owner, user, chat);
 }
 
 int session_create(struct server *srv, struct conn *c, struct json_object *params,
@@ -820,6 +823,142 @@ int session_renew(struct server *srv, struct conn *c, struct json_object *params
 	return 0;
 }
 
+/* A workspace/gc under way: a child removes the workspaces chosen, one
+ * result byte each on a pipe, and the answer is sent when it exits. */
+struct gc_job {
+	struct watch child; /* its pidfd */
+	pid_t pid;
+	int results; /* the pipe's read end */
+	char *owner;
+	struct strv users, chats;
+	struct strv paths; /* host paths, for the answer and the log */
+	int64_t *lasts;
+	struct pending *answer;
+	struct gc_job *next;
+};
+
+/* Removed at once, one pipe's worth: the next call takes the rest. */
+#define GC_BATCH_MAX 4096
+
+static bool gc_removing(const struct server *srv, const char *owner, const char *user,
+			const char *chat)
+{
+	for (const struct gc_job *j = srv->gc_jobs; j; j = j->next)
+		if (!strcmp(j->owner, owner))
+			for (size_t i = 0; i < j->users.len; i++)
+				if (!strcmp(j->users.items[i], user) &&
+				    !strcmp(j->chats.items[i], chat))
+					return true;
+	return false;
+}
+
+static void gc_job_free(struct gc_job *j)
+{
+	if (j->results >= 0)
+		close(j->results);
+	free(j->owner);
+	strv_release(&j->users);
+	strv_release(&j->chats);
+	strv_release(&j->paths);
+	free(j->lasts);
+	serve_pending_free(j->answer);
+	free(j);
+}
+
+static void gc_ready(struct server *srv, struct watch *w, uint32_t events)
+{
+	struct gc_job *j = container_of(w, struct gc_job, child);
+	if (waitpid(j->pid, NULL, WNOHANG) != j->pid)
+		return;
+	serve_close_watch(srv, w);
+	for (struct gc_job **pp = &srv->gc_jobs; *pp; pp = &(*pp)->next)
+		if (*pp == j) {
+			*pp = j->next;
+			break;
+		}
+	srv->removals--;
+	char done[GC_BATCH_MAX];
+	ssize_t n = read(j->results, done, sizeof(done));
+	struct json_object *removed = json_object_new_array();
+	for (size_t i = 0; n > 0 && i < (size_t)n && i < j->paths.len; i++) {
+		if (done[i] != '1')
+			continue;
+		json_object_array_add(removed, json_object_new_string(j->paths.items[i]));
+		struct json_object *f = json_object_new_object();
+		json_object_object_add(f, "workspace", json_object_new_string(j->paths.items[i]));
+		json_object_object_add(f, "lastUsed", json_object_new_int64(j->lasts[i]));
+		audit_serve(&srv->audit, "", "serve_workspace_remove", j->owner, f);
+	}
+	struct json_object *result = json_object_new_object();
+	json_object_object_add(result, "removed", removed);
+	struct pending *a = j->answer;
+	j->answer = NULL;
+	serve_answer(srv, a, result, NULL);
+	gc_job_free(j);
+}
+
+/* In the child: removes each chosen workspace and its marker. */
+static _Noreturn void gc_remove(int ofd, const struct gc_job *j, int out)
+{
+	for (size_t i = 0; i < j->users.len; i++) {
+		int ufd =
+		    openat(ofd, j->users.items[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		_cleanup_free_ char *name = xasprintf("chat-%s", j->chats.items[i]);
+		_cleanup_free_ char *marker = xasprintf(".chat-%s.json", j->chats.items[i]);
+		bool ok = ufd >= 0 && io_remove_tree_at(ufd, name) == 0;
+		if (ok)
+			unlinkat(ufd, marker, 0);
+		if (ufd >= 0)
+			close(ufd);
+		if (write(out, ok ? "1" : "0", 1) != 1)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* Starts the child of j (its lists filled). Returns 0 or -1. */
+static int gc_start(struct server *srv, int ofd, struct gc_job *j, struct error *err)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return error_errno(err, ERROR_SETUP, errno, "pipe");
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		return error_errno(err, ERROR_SETUP, e, "fork");
+	}
+	if (pid == 0) {
+		/* Nothing of the daemon's but the owner's directory and the
+		 * pipe: its clients' sockets held here would outlive them. */
+		unsigned lo = (unsigned)(ofd < p[1] ? ofd : p[1]);
+		unsigned hi = (unsigned)(ofd < p[1] ? p[1] : ofd);
+		if (lo > 3)
+			syscall(SYS_close_range, 3u, lo - 1, 0);
+		if (hi > lo + 1)
+			syscall(SYS_close_range, lo + 1, hi - 1, 0);
+		syscall(SYS_close_range, hi + 1, ~0u, 0);
+		gc_remove(ofd, j, p[1]);
+	}
+	close(p[1]);
+	j->pid = pid;
+	j->results = p[0];
+	j->child = (struct watch){.ready = gc_ready, .fd = (int)syscall(SYS_pidfd_open, pid, 0)};
+	if (j->child.fd < 0 || serve_watch(srv, &j->child, EPOLLIN) < 0) {
+		int e = errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		if (j->child.fd >= 0)
+			serve_close_watch(srv, &j->child);
+		return error_errno(err, ERROR_SETUP, e, "watching the removal");
+	}
+	j->next = srv->gc_jobs;
+	srv->gc_jobs = j;
+	srv->removals++;
+	return 0;
+}
+
 int workspace_gc(struct server *srv, struct conn *c, struct json_object *params,
 		 struct pending **pending, struct json_object **result, struct error *err)
 {
@@ -834,18 +973,25 @@ int workspace_gc(struct server *srv, struct conn *c, struct json_object *params,
 	if (days < 0 && config_global_retention(srv->o->envp, &retention, &rerr) == 0 &&
 	    retention && duration_parse(retention, &ms, &why))
 		fallback = (long long)(ms / 86400000ull);
-	struct json_object *removed = json_object_new_array();
+	struct gc_job *j = xcalloc(1, sizeof(*j));
+	*j = (struct gc_job){.results = -1,
+			     .owner = xstrdup(c->owner),
+			     .users = STRV_INIT,
+			     .chats = STRV_INIT,
+			     .paths = STRV_INIT};
+	size_t lasts_alloc = 0;
 	_cleanup_free_ char *dir = xasprintf("%s/workspaces/%s", srv->data_dir, c->owner);
 	_cleanup_close_ int ofd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *users = ofd >= 0 ? fdopendir(dup(ofd)) : NULL;
 	time_t now = time(NULL);
-	for (struct dirent *u; users && (u = readdir(users));) {
+	for (struct dirent *u; users && (u = readdir(users)) && j->users.len < GC_BATCH_MAX;) {
 		if (u->d_name[0] == '.' || !serve_name_ok(u->d_name))
 			continue;
 		_cleanup_close_ int ufd =
 		    openat(ofd, u->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		DIR *chats = ufd >= 0 ? fdopendir(dup(ufd)) : NULL;
-		for (struct dirent *e; chats && (e = readdir(chats));) {
+		for (struct dirent *e;
+		     chats && (e = readdir(chats)) && j->users.len < GC_BATCH_MAX;) {
 			if (strncmp(e->d_name, "chat-", 5) || !serve_name_ok(e->d_name + 5))
 				continue;
 			const char *chat = e->d_name + 5;
@@ -875,25 +1021,35 @@ int workspace_gc(struct server *srv, struct conn *c, struct json_object *params,
 			}
 			if (now - last < keep * 86400)
 				continue;
-			if (io_remove_tree_at(ufd, e->d_name) < 0)
-				continue;
-			unlinkat(ufd, marker, 0);
-			_cleanup_free_ char *path =
-			    xasprintf("%s/%s/%s", dir, u->d_name, e->d_name);
-			json_object_array_add(removed, json_object_new_string(path));
-			struct json_object *f = json_object_new_object();
-			json_object_object_add(f, "workspace", json_object_new_string(path));
-			json_object_object_add(f, "lastUsed", json_object_new_int64(last));
-			audit_serve(&srv->audit, "", "serve_workspace_remove", c->owner, f);
+			if (j->users.len == lasts_alloc) {
+				lasts_alloc = lasts_alloc ? 2 * lasts_alloc : 16;
+				j->lasts = xrealloc(j->lasts, lasts_alloc * sizeof(*j->lasts));
+			}
+			j->lasts[j->users.len] = last;
+			strv_push(&j->users, u->d_name);
+			strv_push(&j->chats, chat);
+			strv_pushf(&j->paths, "%s/%s/%s", dir, u->d_name, e->d_name);
 		}
 		if (chats)
 			closedir(chats);
 	}
 	if (users)
 		closedir(users);
-	*result = json_object_new_object();
-	json_object_object_add(*result, "removed", removed);
-	return 0;
+	if (!j->users.len) {
+		gc_job_free(j);
+		*result = json_object_new_object();
+		json_object_object_add(*result, "removed", json_object_new_array());
+		return 0;
+	}
+	/* The removal, which a tree the agent made can make long, runs in
+	 * a child; its keys count as in use meanwhile. */
+	if (gc_start(srv, ofd, j, err) < 0) {
+		gc_job_free(j);
+		return -1;
+	}
+	j->answer = *pending;
+	*pending = NULL;
+	return 1;
 }
 
 void sessions_tick(struct server *srv)
