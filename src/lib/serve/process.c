@@ -123,6 +123,34 @@ static void arm(struct process *p, uint64_t ms)
 	(void)timerfd_settime(p->timer.fd, 0, &its, NULL);
 }
 
+/* Answers the request that started p (if any is owed): result taken, or
+ * err. */
+static void answer(struct server *srv, struct process *p, struct json_object *result,
+		   const struct error *err)
+{
+	struct pending *a = p->answer;
+	p->answer = NULL;
+	if (a)
+		serve_answer(srv, a, result, err);
+	else
+		json_object_put(result);
+}
+
+/* p never started: the request that asked for it fails with err. */
+static void fail_start(struct server *srv, struct process *p, const struct error *err)
+{
+	answer(srv, p, NULL, err);
+	process_bury(srv, p);
+}
+
+static struct json_object *argv_json(const struct process *p)
+{
+	struct json_object *argv = json_object_new_array();
+	for (size_t i = 0; i < p->argv.len; i++)
+		json_object_array_add(argv, json_object_new_string(p->argv.items[i]));
+	return argv;
+}
+
 /* --- The end --- */
 
 static struct json_object *status_fields(const struct process *p, struct json_object *o)
@@ -174,9 +202,7 @@ static void finish(struct server *srv, struct process *p)
 					       json_object_new_boolean(p->exec_truncated));
 			json_object_object_add(r, "durationMs",
 					       json_object_new_int64((int64_t)duration));
-			struct pending *a = p->answer;
-			p->answer = NULL;
-			serve_answer(srv, a, r, NULL);
+			answer(srv, p, r, NULL);
 		}
 		json_object_put(f);
 		session_process_gone(srv, p->session);
@@ -440,33 +466,22 @@ static void ctl_ready(struct server *srv, struct watch *w, uint32_t events)
 					  CONTROL_EXECS_MAX);
 			else
 				error_errno(&err, ERROR_SETUP, -h.value, "starting the process");
-			if (p->answer) {
-				struct pending *a = p->answer;
-				p->answer = NULL;
-				serve_answer(srv, a, NULL, &err);
-			}
-			process_bury(srv, p);
+			fail_start(srv, p, &err);
 			return;
 		}
 		p->started = true;
 		p->pid_inside = h.value;
 		struct json_object *f = json_object_new_object();
 		json_object_object_add(f, "processId", json_object_new_string(p->id));
-		struct json_object *argv = json_object_new_array();
-		for (size_t i = 0; i < p->argv.len; i++)
-			json_object_array_add(argv, json_object_new_string(p->argv.items[i]));
-		json_object_object_add(f, "argv", argv);
+		json_object_object_add(f, "argv", argv_json(p));
 		json_object_object_add(f, "pid", json_object_new_int(p->pid_host));
 		json_object_object_add(f, "detached", json_object_new_boolean(p->detached));
 		if (p->tag)
 			json_object_object_add(f, "tag", json_object_new_string(p->tag));
 		audit_serve(&srv->audit, p->session->id, "serve_process_start", p->session->owner,
 			    f);
-		if (!p->exec && p->answer) {
-			struct pending *a = p->answer;
-			p->answer = NULL;
-			serve_answer(srv, a, started_json(p), NULL);
-		}
+		if (!p->exec)
+			answer(srv, p, started_json(p), NULL);
 		return;
 	}
 	if (n > 0 && h.kind == CONTROL_EXIT) {
@@ -490,12 +505,7 @@ static void ctl_ready(struct server *srv, struct watch *w, uint32_t events)
 		_cleanup_error_ struct error err = ERROR_INIT;
 		error_set(&err, ERROR_SETUP,
 			  "the session's sandbox ended before the process started");
-		if (p->answer) {
-			struct pending *a = p->answer;
-			p->answer = NULL;
-			serve_answer(srv, a, NULL, &err);
-		}
-		process_bury(srv, p);
+		fail_start(srv, p, &err);
 		return;
 	}
 	p->killed = true;
@@ -892,17 +902,10 @@ int process_list(struct server *srv, struct conn *c, struct json_object *params,
 		json_object_object_add(o, "processId", json_object_new_string(p->id));
 		json_object_object_add(o, "pid",
 				       p->pid_host ? json_object_new_int(p->pid_host) : NULL);
-		struct json_object *argv = json_object_new_array();
-		for (size_t i = 0; i < p->argv.len; i++)
-			json_object_array_add(argv, json_object_new_string(p->argv.items[i]));
-		json_object_object_add(o, "argv", argv);
+		json_object_object_add(o, "argv", argv_json(p));
 		json_object_object_add(o, "tag", p->tag ? json_object_new_string(p->tag) : NULL);
 		json_object_object_add(o, "running", json_object_new_boolean(!p->finished));
-		struct tm tm;
-		char when[32];
-		gmtime_r(&p->started_at, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		json_object_object_add(o, "startedAt", json_object_new_string(when));
+		json_object_object_add(o, "startedAt", serve_time_json(p->started_at));
 		json_object_array_add(arr, o);
 	}
 	*result = json_object_new_object();
@@ -989,11 +992,7 @@ void process_session_ended(struct server *srv, struct session *s)
 			if (!p->started) {
 				_cleanup_error_ struct error err = ERROR_INIT;
 				error_set(&err, ERROR_NOT_FOUND, "the session ended");
-				if (p->answer) {
-					struct pending *a = p->answer;
-					p->answer = NULL;
-					serve_answer(srv, a, NULL, &err);
-				}
+				answer(srv, p, NULL, &err);
 			} else {
 				/* What it wrote before the end, then its end. */
 				stream_ready(srv, p, &p->out, p->pty ? STREAM_PTY : STREAM_STDOUT,

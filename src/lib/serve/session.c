@@ -60,15 +60,6 @@ static bool live(const struct session *s)
 	return s->state == SESSION_STARTING || s->state == SESSION_READY;
 }
 
-static struct json_object *time_json(time_t t)
-{
-	struct tm tm;
-	char buf[32];
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_object_new_string(buf);
-}
-
 static struct json_object *session_json(const struct session *s)
 {
 	struct json_object *o = json_object_new_object();
@@ -78,8 +69,8 @@ static struct json_object *session_json(const struct session *s)
 	json_object_object_add(key, "chat", json_object_new_string(s->chat));
 	json_object_object_add(o, "key", key);
 	json_object_object_add(o, "state", json_object_new_string(state_name(s)));
-	json_object_object_add(o, "createdAt", time_json(s->created_at));
-	json_object_object_add(o, "lastUsedAt", time_json(s->last_used_at));
+	json_object_object_add(o, "createdAt", serve_time_json(s->created_at));
+	json_object_object_add(o, "lastUsedAt", serve_time_json(s->last_used_at));
 	int n = 0;
 	for (struct process *p = s->processes; p; p = p->next)
 		n += p->started && !p->finished;
