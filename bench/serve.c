@@ -34,8 +34,24 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static pid_t daemon_pid;
+static long instances_to_restore;
+
+static void restore_instances(void)
+{
+	if (!instances_to_restore)
+		return;
+	FILE *fo = fopen("/proc/sys/fs/inotify/max_user_instances", "w");
+	if (!fo || fprintf(fo, "%ld\n", instances_to_restore) < 0 || fclose(fo) != 0)
+		fprintf(stderr, "bench/serve: could not put fs.inotify.max_user_instances back\n");
+	instances_to_restore = 0;
+}
+
 static _Noreturn void die(const char *what, const struct error *err)
 {
+	if (daemon_pid > 0)
+		kill(daemon_pid, SIGTERM);
+	restore_instances();
 	fprintf(stderr, "bench/serve: %s: %s\n", what,
 		err && err->msg ? err->msg : strerror(errno));
 	exit(1);
@@ -116,6 +132,41 @@ static double run_cli(const char *as, const char *dir)
 	return now_ms() - start;
 }
 
+/* Proportional set size: the pages a forked supervisor shares with the
+ * daemon count once between them, not once in each. */
+static long pss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	FILE *f = fopen(path, "r");
+	long kib = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Pss:", 4))
+			kib = atol(line + 4);
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/* User and system CPU time of a process, in ms. */
+static double cpu_ms(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	unsigned long long ut = 0, st = 0;
+	/* After the name: state, then 11 fields, then utime and stime. */
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+}
+
 static long rss_kib(pid_t pid)
 {
 	char path[64], line[256];
@@ -140,7 +191,7 @@ static long children_rss_kib(pid_t parent, int *count)
 	int pid;
 	*count = 0;
 	while (f && fscanf(f, "%d", &pid) == 1) {
-		total += rss_kib(pid);
+		total += pss_kib(pid);
 		(*count)++;
 	}
 	if (f)
@@ -208,6 +259,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *as = argv[1];
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	int runs = argc > 2 ? atoi(argv[2]) : 50;
 	if (runs < 3)
 		runs = 3;
@@ -227,7 +279,27 @@ int main(int argc, char **argv)
 	setenv("XDG_DATA_HOME", data, 1);
 	setenv("XDG_STATE_HOME", state, 1);
 
+	/* 100 sessions hold up to 300 inotify instances, a per-user limit that is
+	 * 128 by default: raised for the run when we may, and put back. */
+	long instances = 0;
+	FILE *fi = fopen("/proc/sys/fs/inotify/max_user_instances", "r");
+	if (fi && fscanf(fi, "%ld", &instances) != 1)
+		instances = 0;
+	if (fi)
+		fclose(fi);
+	bool raised = false;
+	if (instances && instances < 512) {
+		FILE *fo = fopen("/proc/sys/fs/inotify/max_user_instances", "w");
+		raised = fo && fprintf(fo, "512\n") > 0;
+		if (fo && fclose(fo) != 0)
+			raised = false;
+		if (raised)
+			instances_to_restore = instances;
+		fprintf(stderr, "bench/serve: fs.inotify.max_user_instances %ld%s\n", instances,
+			raised ? ", raised to 512 for the run" : ": 100 sessions may not fit");
+	}
 	pid_t daemon = fork();
+	daemon_pid = daemon;
 	if (daemon == 0) {
 		int null = open("/dev/null", O_RDWR);
 		if (null >= 0)
@@ -270,6 +342,7 @@ int main(int argc, char **argv)
 		close_session(c, id);
 	}
 
+	fprintf(stderr, "bench/serve: sessions created and closed\n");
 	/* process/exec of true, alternating with the command line. */
 	_cleanup_free_ char *sid = create(c, "bench", "exec");
 	double *ex = xcalloc((size_t)runs, sizeof(double)),
@@ -286,8 +359,17 @@ int main(int argc, char **argv)
 		cli[i] = run_cli(as, project);
 	}
 
+	fprintf(stderr, "bench/serve: exec measured; streaming 1 GiB\n");
 	unsigned long long got = 0;
+	double daemon_cpu = cpu_ms(daemon);
+	struct timespec self0;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &self0);
 	double stream = stream_gib(c, sid, &got);
+	daemon_cpu = cpu_ms(daemon) - daemon_cpu;
+	struct timespec self1;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &self1);
+	double client_cpu =
+	    (self1.tv_sec - self0.tv_sec) * 1e3 + (self1.tv_nsec - self0.tv_nsec) / 1e6;
 	double piped = pipe_gib();
 	if (got != 1073741824ull) {
 		fprintf(stderr, "bench/serve: streamed %llu bytes, not 1 GiB\n", got);
@@ -295,6 +377,7 @@ int main(int argc, char **argv)
 	}
 	close_session(c, sid);
 
+	fprintf(stderr, "bench/serve: streamed; 100 sessions\n");
 	/* 100 sessions at once. */
 	long rss_before = rss_kib(daemon);
 	char *ids[100];
@@ -322,15 +405,18 @@ int main(int argc, char **argv)
 	       cli_m, runs, ex_m / cli_m);
 	printf("1 GiB through process/output       %8.0f ms  %.0f MiB/s\n", stream,
 	       1024.0 / (stream / 1000));
+	printf("  CPU: daemon %.0f ms, this client (json-c parse, base64 decode) %.0f ms\n",
+	       daemon_cpu, client_cpu);
 	printf("1 GiB head | cat                   %8.0f ms  %.0f MiB/s   daemon/pipe %.2f\n",
 	       piped, 1024.0 / (piped / 1000), stream / piped);
 	printf("100 sessions created in            %8.0f ms\n", t100);
 	printf("daemon RSS: %ld KiB idle, %ld KiB with 100 sessions (%.1f KiB a session)\n",
 	       rss_before, rss_after, (rss_after - rss_before) / 100.0);
-	printf("supervisors: %d, %ld KiB RSS in all (%.0f KiB each)\n", supervisors, sup_rss,
+	printf("supervisors: %d, %ld KiB PSS in all (%.0f KiB each)\n", supervisors, sup_rss,
 	       supervisors ? (double)sup_rss / supervisors : 0.0);
 	agent_sandbox_client_close(c);
 	kill(daemon, SIGTERM);
+	restore_instances();
 	int status;
 	waitpid(daemon, &status, 0);
 	pid_t rm = fork();

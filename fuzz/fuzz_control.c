@@ -3,6 +3,7 @@
  * (first byte: how many descriptors go with it), and a CONTROL_EXEC
  * payload is taken apart by control_parse_argv. Nothing may read past the
  * message, and an accepted argv is exactly what the payload holds. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int passed[3];
 		int r = control_recv(pair[1], &h, buf, &len, passed, &got);
 		if (r > 0) {
-			if (got != (h.kind == CONTROL_EXEC ? 3u : 0u) || len > CONTROL_PAYLOAD_MAX)
+			/* Three with an exec, a pidfd at most with its start,
+			 * none otherwise. */
+			bool ok = h.kind == CONTROL_EXEC      ? got == 3u
+				  : h.kind == CONTROL_STARTED ? got <= 1u
+							      : got == 0u;
+			if (!ok || len > CONTROL_PAYLOAD_MAX)
 				abort();
 			for (size_t i = 0; i < got; i++)
 				close(passed[i]);

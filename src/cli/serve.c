@@ -4,6 +4,7 @@
  * listening socket handed over by systemd (LISTEN_FDS) is used instead of
  * binding one. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -134,6 +135,20 @@ int verb_serve(const struct cli *cli, char **envp, const struct cli_io *io, stru
 	_cleanup_free_ char *where = o.stdio	     ? NULL
 				     : o.socket_path ? xstrdup(o.socket_path)
 						     : serve_default_socket(envp);
+	/* Each session's sandbox watches files with up to 3 inotify instances, a
+	 * per-user limit of the host's: say when it comes before ours. */
+	_cleanup_free_ char *inst = NULL;
+	size_t len;
+	if (read_file("/proc/sys/fs/inotify/max_user_instances", 64, &inst, &len) == 0 &&
+	    (unsigned long)atol(inst) / 3 < o.max_sessions) {
+		char note[256];
+		snprintf(
+		    note, sizeof(note),
+		    "agent-sandbox serve: note: fs.inotify.max_user_instances is %ld: about %ld "
+		    "sessions can run at once (each holds 2), fewer than --max-sessions %u\n",
+		    atol(inst), atol(inst) / 3, o.max_sessions);
+		(void)write_str(io->err, note);
+	}
 	if (where && o.listen_fd < 0) {
 		_cleanup_free_ char *shown = term_escape(where);
 		(void)write_str(io->err, "agent-sandbox serve: listening on ");

@@ -12,8 +12,15 @@
 
 char *base64_encode(const void *data, size_t len, size_t *out_len)
 {
-	size_t n = 4 * ((len + 2) / 3);
-	char *out = xmalloc(n + 1);
+	char *out = xmalloc(BASE64_ENCODED_LEN(len) + 1);
+	size_t at = base64_encode_to(out, data, len);
+	if (out_len)
+		*out_len = at;
+	return out;
+}
+
+size_t base64_encode_to(char *out, const void *data, size_t len)
+{
 	size_t done = 0, at = 0;
 	/* EVP_EncodeBlock takes an int: in slices, each a multiple of 3. */
 	while (done < len) {
@@ -23,9 +30,7 @@ char *base64_encode(const void *data, size_t len, size_t *out_len)
 		done += slice;
 	}
 	out[at] = '\0';
-	if (out_len)
-		*out_len = at;
-	return out;
+	return at;
 }
 
 static int value_of(unsigned char c)

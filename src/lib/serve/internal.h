@@ -185,6 +185,8 @@ struct server {
 };
 
 uint64_t serve_now_ms(void);
+/* RFC 3339, UTC, to the second. */
+struct json_object *serve_time_json(time_t t);
 /* epoll: add, change the events of, remove. */
 int serve_watch(struct server *srv, struct watch *w, uint32_t events);
 int serve_rewatch(struct server *srv, struct watch *w, uint32_t events);

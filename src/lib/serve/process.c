@@ -123,6 +123,34 @@ static void arm(struct process *p, uint64_t ms)
 	(void)timerfd_settime(p->timer.fd, 0, &its, NULL);
 }
 
+/* Answers the request that started p (if any is owed): result taken, or
+ * err. */
+static void answer(struct server *srv, struct process *p, struct json_object *result,
+		   const struct error *err)
+{
+	struct pending *a = p->answer;
+	p->answer = NULL;
+	if (a)
+		serve_answer(srv, a, result, err);
+	else
+		json_object_put(result);
+}
+
+/* p never started: the request that asked for it fails with err. */
+static void fail_start(struct server *srv, struct process *p, const struct error *err)
+{
+	answer(srv, p, NULL, err);
+	process_bury(srv, p);
+}
+
+static struct json_object *argv_json(const struct process *p)
+{
+	struct json_object *argv = json_object_new_array();
+	for (size_t i = 0; i < p->argv.len; i++)
+		json_object_array_add(argv, json_object_new_string(p->argv.items[i]));
+	return argv;
+}
+
 /* --- The end --- */
 
 static struct json_object *status_fields(const struct process *p, struct json_object *o)
@@ -174,9 +202,7 @@ static void finish(struct server *srv, struct process *p)
 					       json_object_new_boolean(p->exec_truncated));
 			json_object_object_add(r, "durationMs",
 					       json_object_new_int64((int64_t)duration));
-			struct pending *a = p->answer;
-			p->answer = NULL;
-			serve_answer(srv, a, r, NULL);
+			answer(srv, p, r, NULL);
 		}
 		json_object_put(f);
 		session_process_gone(srv, p->session);
@@ -220,6 +246,33 @@ static void pause_output(struct server *srv, struct process *p, bool pause)
 		serve_rewatch(srv, &p->err, ev);
 }
 
+/* A process/output notification, written out rather than built with
+ * json-c: the one message sent per chunk of output, whose every field is
+ * ours (the id, the numbers, the stream's name) or base64, which needs no
+ * escaping; building it as objects cost more than the transfer itself. */
+static void send_output(struct server *srv, struct conn *c, const struct process *p, uint64_t seq,
+			enum stream stream, const void *data, size_t n, bool capped)
+{
+	static const char head[] =
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"process/output\",\"params\":{";
+	char fields[160];
+	int fl = snprintf(fields, sizeof(fields),
+			  "\"processId\":\"%s\",\"seq\":%llu,\"stream\":\"%s\",%s\"dataBase64\":\"",
+			  p->id, (unsigned long long)seq, stream_names[stream],
+			  capped ? "\"capReached\":true," : "");
+	size_t len = sizeof(head) - 1 + (size_t)fl + BASE64_ENCODED_LEN(n) + 4;
+	char *line = xmalloc(len + 1);
+	size_t at = 0;
+	memcpy(line, head, sizeof(head) - 1);
+	at += sizeof(head) - 1;
+	memcpy(line + at, fields, (size_t)fl);
+	at += (size_t)fl;
+	at += base64_encode_to(line + at, data, n);
+	memcpy(line + at, "\"}}\n", 4);
+	at += 4;
+	serve_send(srv, c, line, at);
+}
+
 static void deliver(struct server *srv, struct process *p, enum stream stream, const char *buf,
 		    size_t n)
 {
@@ -241,15 +294,7 @@ static void deliver(struct server *srv, struct process *p, enum stream stream, c
 	struct conn *c = serve_conn(srv, p->attached);
 	if (!c)
 		return;
-	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "processId", json_object_new_string(p->id));
-	json_object_object_add(o, "seq", json_object_new_int64((int64_t)seq));
-	json_object_object_add(o, "stream", json_object_new_string(stream_names[stream]));
-	_cleanup_free_ char *b64 = base64_encode(buf, n, NULL);
-	json_object_object_add(o, "dataBase64", json_object_new_string(b64));
-	if (capped)
-		json_object_object_add(o, "capReached", json_object_new_boolean(true));
-	serve_notify(srv, p->attached, "process/output", o);
+	send_output(srv, c, p, seq, stream, buf, n, capped);
 	if (c->out_bytes > CONN_OUT_HIGH)
 		pause_output(srv, p, true);
 }
@@ -421,33 +466,22 @@ static void ctl_ready(struct server *srv, struct watch *w, uint32_t events)
 					  CONTROL_EXECS_MAX);
 			else
 				error_errno(&err, ERROR_SETUP, -h.value, "starting the process");
-			if (p->answer) {
-				struct pending *a = p->answer;
-				p->answer = NULL;
-				serve_answer(srv, a, NULL, &err);
-			}
-			process_bury(srv, p);
+			fail_start(srv, p, &err);
 			return;
 		}
 		p->started = true;
 		p->pid_inside = h.value;
 		struct json_object *f = json_object_new_object();
 		json_object_object_add(f, "processId", json_object_new_string(p->id));
-		struct json_object *argv = json_object_new_array();
-		for (size_t i = 0; i < p->argv.len; i++)
-			json_object_array_add(argv, json_object_new_string(p->argv.items[i]));
-		json_object_object_add(f, "argv", argv);
+		json_object_object_add(f, "argv", argv_json(p));
 		json_object_object_add(f, "pid", json_object_new_int(p->pid_host));
 		json_object_object_add(f, "detached", json_object_new_boolean(p->detached));
 		if (p->tag)
 			json_object_object_add(f, "tag", json_object_new_string(p->tag));
 		audit_serve(&srv->audit, p->session->id, "serve_process_start", p->session->owner,
 			    f);
-		if (!p->exec && p->answer) {
-			struct pending *a = p->answer;
-			p->answer = NULL;
-			serve_answer(srv, a, started_json(p), NULL);
-		}
+		if (!p->exec)
+			answer(srv, p, started_json(p), NULL);
 		return;
 	}
 	if (n > 0 && h.kind == CONTROL_EXIT) {
@@ -471,12 +505,7 @@ static void ctl_ready(struct server *srv, struct watch *w, uint32_t events)
 		_cleanup_error_ struct error err = ERROR_INIT;
 		error_set(&err, ERROR_SETUP,
 			  "the session's sandbox ended before the process started");
-		if (p->answer) {
-			struct pending *a = p->answer;
-			p->answer = NULL;
-			serve_answer(srv, a, NULL, &err);
-		}
-		process_bury(srv, p);
+		fail_start(srv, p, &err);
 		return;
 	}
 	p->killed = true;
@@ -878,17 +907,10 @@ int process_list(struct server *srv, struct conn *c, struct json_object *params,
 		json_object_object_add(o, "processId", json_object_new_string(p->id));
 		json_object_object_add(o, "pid",
 				       p->pid_host ? json_object_new_int(p->pid_host) : NULL);
-		struct json_object *argv = json_object_new_array();
-		for (size_t i = 0; i < p->argv.len; i++)
-			json_object_array_add(argv, json_object_new_string(p->argv.items[i]));
-		json_object_object_add(o, "argv", argv);
+		json_object_object_add(o, "argv", argv_json(p));
 		json_object_object_add(o, "tag", p->tag ? json_object_new_string(p->tag) : NULL);
 		json_object_object_add(o, "running", json_object_new_boolean(!p->finished));
-		struct tm tm;
-		char when[32];
-		gmtime_r(&p->started_at, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		json_object_object_add(o, "startedAt", json_object_new_string(when));
+		json_object_object_add(o, "startedAt", serve_time_json(p->started_at));
 		json_object_array_add(arr, o);
 	}
 	*result = json_object_new_object();
@@ -924,14 +946,8 @@ int process_attach(struct server *srv, struct conn *c, struct json_object *param
 		const struct ring_chunk *ch = ring_get(&p->ring, seq);
 		if (!ch)
 			continue;
-		struct json_object *o = json_object_new_object();
-		json_object_object_add(o, "processId", json_object_new_string(p->id));
-		json_object_object_add(o, "seq", json_object_new_int64((int64_t)seq));
-		json_object_object_add(o, "stream",
-				       json_object_new_string(stream_names[ch->stream]));
-		_cleanup_free_ char *b64 = base64_encode(ch->data, ch->len, NULL);
-		json_object_object_add(o, "dataBase64", json_object_new_string(b64));
-		serve_notify(srv, c->id, "process/output", o);
+		send_output(srv, c, p, seq, (enum stream)ch->stream, ch->data, ch->len,
+			    p->cap && seq + 1 == p->ring.next_seq && p->delivered >= p->cap);
 	}
 	if (p->finished) {
 		struct json_object *f = status_fields(p, json_object_new_object());
@@ -981,11 +997,7 @@ void process_session_ended(struct server *srv, struct session *s)
 			if (!p->started) {
 				_cleanup_error_ struct error err = ERROR_INIT;
 				error_set(&err, ERROR_NOT_FOUND, "the session ended");
-				if (p->answer) {
-					struct pending *a = p->answer;
-					p->answer = NULL;
-					serve_answer(srv, a, NULL, &err);
-				}
+				answer(srv, p, NULL, &err);
 			} else {
 				/* What it wrote before the end, then its end. */
 				stream_ready(srv, p, &p->out, p->pty ? STREAM_PTY : STREAM_STDOUT,

@@ -34,6 +34,15 @@ uint64_t serve_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+struct json_object *serve_time_json(time_t t)
+{
+	struct tm tm;
+	char buf[32];
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_object_new_string(buf);
+}
+
 char *serve_default_socket(char *const *envp)
 {
 	_cleanup_free_ char *dir = NULL;

@@ -61,15 +61,6 @@ static bool live(const struct session *s)
 	return s->state == SESSION_STARTING || s->state == SESSION_READY;
 }
 
-static struct json_object *time_json(time_t t)
-{
-	struct tm tm;
-	char buf[32];
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_object_new_string(buf);
-}
-
 static struct json_object *session_json(const struct session *s)
 {
 	struct json_object *o = json_object_new_object();
@@ -79,8 +70,8 @@ static struct json_object *session_json(const struct session *s)
 	json_object_object_add(key, "chat", json_object_new_string(s->chat));
 	json_object_object_add(o, "key", key);
 	json_object_object_add(o, "state", json_object_new_string(state_name(s)));
-	json_object_object_add(o, "createdAt", time_json(s->created_at));
-	json_object_object_add(o, "lastUsedAt", time_json(s->last_used_at));
+	json_object_object_add(o, "createdAt", serve_time_json(s->created_at));
+	json_object_object_add(o, "lastUsedAt", serve_time_json(s->last_used_at));
 	int n = 0;
 	for (struct process *p = s->processes; p; p = p->next)
 		n += p->started && !p->finished;
@@ -323,8 +314,11 @@ static _Noreturn void supervise_session(struct server *srv, struct session *s, i
 				.run_id = s->id};
 	struct sandbox_result result = {0};
 	int status = sandbox_launch(&s->spec, &io, &result, &err);
+	/* Out of inotify instances or descriptors: a limit of the host's,
+	 * not a fault ("L"). */
 	if (status < 0)
-		dprintf(ready_w, "E%s\n", err.msg);
+		dprintf(ready_w, "%c%s\n", err.errnum == EMFILE || err.errnum == ENFILE ? 'L' : 'E',
+			err.msg);
 	instance_unregister(&claim);
 	_exit(status < 0 ? 1 : status & 0xff);
 }
@@ -452,11 +446,21 @@ static void child_ready(struct server *srv, struct watch *w, uint32_t events)
 	bool was_starting = s->state == SESSION_STARTING;
 	if (was_starting) {
 		const char *t = strbuf_str(&s->ready_text);
-		const char *e = strstr(t, "\nE");
-		const char *msg = t[0] == 'E' ? t + 1 : e ? e + 2 : "the sandbox ended at once";
+		const char *e = strstr(t, "\nE"), *l = strstr(t, "\nL");
+		bool limit = t[0] == 'L' || l;
+		const char *msg = t[0] == 'E' || t[0] == 'L' ? t + 1
+				  : e			     ? e + 2
+				  : l			     ? l + 2
+							     : "the sandbox ended at once";
 		_cleanup_error_ struct error err = ERROR_INIT;
 		_cleanup_free_ char *m = xstrndup(msg, strcspn(msg, "\n"));
-		error_set(&err, ERROR_SETUP, "the session's sandbox did not start: %s", m);
+		error_set(&err, limit ? ERROR_LIMIT : ERROR_SETUP,
+			  "the session's sandbox did not start: %s", m);
+		if (limit)
+			error_hint(&err,
+				   "each session holds up to 3 inotify instances and about 100 "
+				   "descriptors: raise fs.inotify.max_user_instances or the "
+				   "descriptor limit, or close sessions");
 		fail_waiters(srv, &s->waiting_create, &err);
 		s->ended_reason = xstrdup(err.msg);
 		process_session_ended(srv, s);
