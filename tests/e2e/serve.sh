@@ -391,6 +391,37 @@ PY
 	stop_daemon
 }
 
+test_session_policy_decides_network_and_read_only()
+{
+	mkdir -p "$T/www"
+	echo served-on-loopback >"$T/www/hello.txt"
+	start_http_server "$T/www"
+	start_daemon
+	HTTP_PORT=$http_port client <<'PY'
+from serve_client import *
+import os
+def main():
+    port = int(os.environ["HTTP_PORT"])
+    c = Client(); c.initialize()
+    # The default policy: the filtered network, its proxy variables set,
+    # a loopback port not listed refused.
+    sid = c.create(user="net", chat="default")["sessionId"]
+    r = c.exec(sid, ["sh", "-c", "echo proxy=$HTTPS_PROXY; curl -sS -m 5 http://127.0.0.1:%d/hello.txt" % port])
+    check(r["stdout"].startswith(b"proxy=http://127.0.0.1:"), "no proxy in a default session:", r)
+    check(b"served-on-loopback" not in r["stdout"], "an unlisted loopback port was reached:", r)
+    # network.localhost in the session's policy forwards that port.
+    sid = c.create(user="net", chat="port", policy={"network": {"localhost": [port]}})["sessionId"]
+    r = c.exec(sid, ["curl", "-sS", "-m", "5", "http://127.0.0.1:%d/hello.txt" % port])
+    check(r["stdout"] == b"served-on-loopback\n", "network.localhost of the policy:", r)
+    # network: false and read-only: true are the policy's to say.
+    sid = c.create(user="net", chat="closed", policy={"network": False, "read-only": True})["sessionId"]
+    r = c.exec(sid, ["sh", "-c", "echo proxy=$HTTPS_PROXY; : >written 2>/dev/null && echo wrote"])
+    check(r["stdout"] == b"proxy=\n", "network false still has a proxy, or read-only wrote:", r)
+run(main)
+PY
+	stop_daemon
+}
+
 test_session_pids_limit_makes_fork_fail_inside()
 {
 	if [ "$(id -u)" -eq 0 ] && ! [ -w /sys/fs/cgroup/pids ] && ! [ -w /sys/fs/cgroup/cgroup.subtree_control ]; then

@@ -647,6 +647,11 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 	    .command = hold,
 	    .agent = "none",
 	    .limits = limits,
+	    /* The session's policy decides these, as a project config does
+	     * for a CLI run: no front-end flag overrides it. */
+	    .network = REQUEST_UNSET,
+	    .docker = REQUEST_UNSET,
+	    .read_only = REQUEST_UNSET,
 	};
 	for (int round = 0; round < 2; round++) {
 		if (sandbox_plan(&req, &s->spec, err) < 0)
