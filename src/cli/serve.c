@@ -1,6 +1,7 @@
 /* `agent-sandbox serve [--socket PATH | --stdio] [--allow-uid UID]...
  * [--allow-loosening] [--max-sessions N] [--ring-size SIZE]
- * [--idle-timeout DURATION]`: the executor API (serve/server.h). A
+ * [--idle-timeout DURATION] [--credential NAME]... [--agent-silence DURATION]`:
+ * the executor API (serve/server.h). A
  * listening socket handed over by systemd (LISTEN_FDS) is used instead of
  * binding one. */
 #include <errno.h>
@@ -20,7 +21,8 @@
 
 static const char serve_form[] =
     "agent-sandbox serve [--socket PATH | --stdio] [--allow-uid UID]... [--allow-loosening] "
-    "[--max-sessions N] [--ring-size SIZE] [--idle-timeout DURATION]";
+    "[--max-sessions N] [--ring-size SIZE] [--idle-timeout DURATION] [--credential NAME]... "
+    "[--agent-silence DURATION]";
 
 static int number(const char *flag, const char *v, unsigned long long max, unsigned long long *out,
 		  struct error *err)
@@ -61,7 +63,10 @@ int verb_serve(const struct cli *cli, char **envp, const struct cli_io *io, stru
 	    .max_sessions = SERVE_MAX_SESSIONS_DEFAULT,
 	    .ring_bytes = SERVE_RING_DEFAULT,
 	    .idle_timeout_s = SERVE_IDLE_DEFAULT,
+	    .agent_silence_ms = SERVE_AGENT_SILENCE_DEFAULT,
 	};
+	_cleanup_free_ char **creds = NULL;
+	size_t ncreds = 0;
 	_cleanup_free_ uid_t *uids = NULL;
 	size_t nuids = 0;
 	for (char **a = cli->command; *a; a++) {
@@ -108,6 +113,19 @@ int verb_serve(const struct cli *cli, char **envp, const struct cli_io *io, stru
 				    "1M, 64K)",
 				    value);
 			o.ring_bytes = (size_t)n;
+		} else if (IS("--credential")) {
+			if (!value[0] || strchr(value, '/'))
+				return error_set(
+				    err, ERROR_USAGE,
+				    "serve --credential: expected a credential's name "
+				    "(anthropic, openai, github, or one of your config)");
+			creds = xreallocarray(creds, ncreds + 2, sizeof(*creds));
+			creds[ncreds++] = (char *)value;
+			creds[ncreds] = NULL;
+		} else if (IS("--agent-silence")) {
+			if (duration_read(value, "serve --agent-silence", &n, err) < 0)
+				return -1;
+			o.agent_silence_ms = n;
 		} else if (IS("--idle-timeout")) {
 			if (duration_read(value, "serve --idle-timeout", &n, err) < 0)
 				return -1;
@@ -129,6 +147,8 @@ int verb_serve(const struct cli *cli, char **envp, const struct cli_io *io, stru
 				 "serve --stdio serves one client on stdin and stdout: no --socket "
 				 "or --allow-uid with it");
 	o.allow_uids = uids;
+	o.credentials = creds;
+	o.credentials_len = ncreds;
 	o.allow_uids_len = nuids;
 	if (!o.stdio)
 		o.listen_fd = activated_socket(envp);
@@ -145,7 +165,7 @@ int verb_serve(const struct cli *cli, char **envp, const struct cli_io *io, stru
 		snprintf(
 		    note, sizeof(note),
 		    "agent-sandbox serve: note: fs.inotify.max_user_instances is %ld: about %ld "
-		    "sessions can run at once (each holds 2), fewer than --max-sessions %u\n",
+		    "sessions can run at once (each holds up to 3), fewer than --max-sessions %u\n",
 		    atol(inst), atol(inst) / 3, o.max_sessions);
 		(void)write_str(io->err, note);
 	}

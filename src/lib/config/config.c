@@ -998,11 +998,60 @@ static int load_retention(struct loader *ld, struct json_object *root)
 	return 0;
 }
 
+/* agents: {"claude": {"command": C}, "codex": {...}}: the CLI agent/run
+ * starts in a session (serve), a name found on the sandbox's PATH or a
+ * path; it runs inside the sandbox like anything else. */
+static int load_agents(struct loader *ld, struct json_object *root)
+{
+	static const char *const names[] = {"claude", "codex"};
+	static const char *const fields[] = {"command"};
+	struct json_object *agents =
+	    section_object(ld, root, "agents", "{\"claude\": {\"command\": \"/opt/bin/claude\"}}");
+	if (!agents)
+		return -1;
+	json_object_object_foreach(agents, name, value)
+	{
+		struct jsonc_pos kp = {0, 0}, vp = {0, 0};
+		jsonc_member_pos(agents, name, &kp, &vp);
+		size_t i = 0;
+		while (i < ARRAY_SIZE(names) && strcmp(names[i], name))
+			i++;
+		if (i == ARRAY_SIZE(names))
+			return unknown_key(ld, kp, name, "agents.", names, ARRAY_SIZE(names));
+		if (!json_object_is_type(value, json_type_object))
+			return fail_at(ld, vp,
+				       "agents.%s: expected an object such as "
+				       "{\"command\": \"/opt/bin/%s\"}",
+				       name, name);
+		json_object_object_foreach(value, k, v)
+		{
+			struct jsonc_pos fp = {0, 0}, fvp = {0, 0};
+			jsonc_member_pos(value, k, &fp, &fvp);
+			if (strcmp(k, "command"))
+				return unknown_key(ld, fp, k, "agents.NAME.", fields,
+						   ARRAY_SIZE(fields));
+			const char *c = json_object_is_type(v, json_type_string)
+					    ? json_object_get_string(v)
+					    : NULL;
+			if (!c || !c[0] || strlen(c) != (size_t)json_object_get_string_len(v) ||
+			    strpbrk(c, "\n\r\t "))
+				return fail_at(
+				    ld, fvp,
+				    "agents.%s.command: expected the CLI's name or path, "
+				    "without spaces (\"%s\", \"/opt/bin/%s\")",
+				    name, name, name);
+			free(ld->cfg->agent_commands[i]);
+			ld->cfg->agent_commands[i] = xstrdup(c);
+		}
+	}
+	return 0;
+}
+
 static int load_root(struct loader *ld, struct json_object *root)
 {
-	static const char *const keys[] = {"filesystem", "docker",  "read-only",   "network",
-					   "commands",	 "secrets", "env",	   "audit",
-					   "limits",	 "sockets", "credentials", "retention"};
+	static const char *const keys[] = {
+	    "filesystem", "docker", "read-only", "network",	"commands",  "secrets", "env",
+	    "audit",	  "limits", "sockets",	 "credentials", "retention", "agents"};
 
 	if (!json_object_is_type(root, json_type_object))
 		return fail_at(ld, (struct jsonc_pos){1, 1},
@@ -1039,6 +1088,8 @@ static int load_root(struct loader *ld, struct json_object *root)
 			r = load_credentials(ld, root), handled = true;
 		else if (!strcmp(key, "retention"))
 			r = load_retention(ld, root), handled = true;
+		else if (!strcmp(key, "agents"))
+			r = load_agents(ld, root), handled = true;
 		if (!handled)
 			r = unknown_key(ld, kp, key, "", keys, ARRAY_SIZE(keys));
 		if (r < 0)
@@ -1261,6 +1312,10 @@ void config_release(struct config *cfg)
 {
 	free(cfg->retention);
 	cfg->retention = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(cfg->agent_commands); i++) {
+		free(cfg->agent_commands[i]);
+		cfg->agent_commands[i] = NULL;
+	}
 	rule_list_release(&cfg->rules);
 	rule_list_release(&cfg->sockets);
 	strv_release(&cfg->presets);

@@ -150,6 +150,9 @@ struct config {
 	struct config_origins origins; /* of presets, secret_* and env_* */
 	struct config_credentials credentials;
 	char *retention; /* gc's default --older-than (global config only), or NULL */
+	/* agents.claude.command, agents.codex.command (serve's agent/run);
+	 * NULL: the name, found on the sandbox's PATH. */
+	char *agent_commands[2];
 };
 
 void config_init(struct config *cfg);

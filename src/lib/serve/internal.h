@@ -89,6 +89,7 @@ enum session_state {
 };
 
 struct process;
+struct agent_run;
 
 struct session {
 	char id[17];
@@ -115,13 +116,44 @@ struct session {
 	char *ended_reason;    /* why it closed, for the log and errors */
 	struct pending *waiting_create, *waiting_close;
 	struct process *processes;
+	struct agent_run *run; /* the agent/run in progress, or NULL */
+	/* session/create's hooks (argv lists) and skills directory. */
+	struct strv *hooks_before, *hooks_after;
+	size_t hooks_before_len, hooks_after_len;
+	char *skills_dir;
+	char *agent_command[2]; /* the policy's agents.NAME.command, or NULL */
 	struct session *next;
 };
 
 enum stream { STREAM_STDOUT, STREAM_STDERR, STREAM_PTY };
 
+/* Where an internal process's output and end go instead of a client's
+ * notifications: the agent runner's hooks and agent CLIs. */
+struct process_sink {
+	void (*output)(struct server *srv, struct process *p, enum stream st, const char *buf,
+		       size_t n);
+	/* Once: err when it never started, NULL when it has finished (its
+	 * status in p) and its output was read to the end. p is buried
+	 * right after. */
+	void (*done)(struct server *srv, struct process *p, const struct error *err);
+};
+
+/* An internal process: what it runs, and where its output goes. */
+struct process_spawn {
+	const struct strv *argv;
+	const char *cwd;	/* NULL: the workspace */
+	const struct strv *env; /* NAME=VALUE set for it; may be NULL */
+	const char *tag;	/* shown by process/list */
+	uint64_t timeout_ms;	/* 0: none */
+	uint64_t conn;		/* dies with this connection; its output paused with it */
+	const struct process_sink *sink;
+	void *ctx;
+};
+
 struct process {
 	char id[24];
+	const struct process_sink *sink; /* NULL: a client's process */
+	void *sink_ctx;
 	struct session *session;
 	struct strv argv;
 	char *tag;
@@ -176,6 +208,7 @@ struct server {
 	size_t removals;	/* workspaces being removed (a child each) */
 	struct gc_job *gc_jobs; /* workspace/gc calls removing (session.c) */
 	uint64_t next_process;
+	uint64_t next_run;
 	struct audit audit;
 	uid_t uid;
 	char *state_dir; /* policies of sessions live here */
@@ -201,6 +234,9 @@ void serve_notify(struct server *srv, uint64_t conn, const char *method,
 /* Answers a pending request (freed): result taken, or error when err. */
 void serve_answer(struct server *srv, struct pending *p, struct json_object *result,
 		  const struct error *err);
+/* The same, with data's members added to an error's data (taken). */
+void serve_answer_data(struct server *srv, struct pending *p, struct json_object *result,
+		       const struct error *err, struct json_object *data);
 struct pending *serve_pending(struct conn *c, struct json_object *id);
 void serve_pending_free(struct pending *p);
 /* A connection's paused readers may go on (its queue drained). */
@@ -214,6 +250,7 @@ typedef int serve_method(struct server *srv, struct conn *c, struct json_object 
 serve_method session_create, session_get, session_list, session_close, session_renew, workspace_gc;
 serve_method process_start, process_exec, process_write, process_signal, process_resize,
     process_list, process_attach;
+serve_method agent_run_method, agent_interrupt_method, skills_validate_method;
 serve_method fs_read_method, fs_write_method, fs_list_method, fs_stat_method, fs_remove_method,
     fs_mkdir_method;
 
@@ -225,11 +262,18 @@ void session_touch(struct session *s);
 void session_end(struct server *srv, struct session *s, enum session_state state,
 		 const char *reason);
 void sessions_tick(struct server *srv);
+/* The session's processes are gone: a run still waiting completes. */
+void agent_run_session_ended(struct server *srv, struct session *s);
 void sessions_shutdown(struct server *srv);
 /* A process has finished: the session may answer a close. */
 void session_process_gone(struct server *srv, struct session *s);
 
 void process_conn_closed(struct server *srv, uint64_t conn);
+/* Starts an internal process in s; its sink hears of it from then on. */
+struct process *process_spawn(struct server *srv, struct session *s, const struct process_spawn *ps,
+			      struct error *err);
+/* Signals a running process (its group, through the init); -errno. */
+int process_kill(struct process *p, int sig);
 /* The sandbox is gone: every process ends now. */
 void process_session_ended(struct server *srv, struct session *s);
 void process_free(struct process *p);

@@ -115,6 +115,11 @@ static int send_signal(struct process *p, int sig)
 	return control_send(p->ctl.fd, &h, NULL, 0, NULL, 0);
 }
 
+int process_kill(struct process *p, int sig)
+{
+	return send_signal(p, sig);
+}
+
 static void arm(struct process *p, uint64_t ms)
 {
 	struct itimerspec its = {.it_value = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000}};
@@ -140,6 +145,10 @@ static void answer(struct server *srv, struct process *p, struct json_object *re
 static void fail_start(struct server *srv, struct process *p, const struct error *err)
 {
 	answer(srv, p, NULL, err);
+	if (p->sink && !p->finished) {
+		p->finished = true;
+		p->sink->done(srv, p, err);
+	}
 	process_bury(srv, p);
 }
 
@@ -187,6 +196,13 @@ static void finish(struct server *srv, struct process *p)
 	audit_serve(&srv->audit, p->session->id, "serve_process_exit", p->session->owner,
 		    json_object_get(f));
 	json_object_object_del(f, "bytes");
+	if (p->sink) {
+		json_object_put(f);
+		p->sink->done(srv, p, NULL);
+		session_process_gone(srv, p->session);
+		process_bury(srv, p);
+		return;
+	}
 	if (p->exec) {
 		if (p->answer) {
 			struct json_object *r = status_fields(p, json_object_new_object());
@@ -285,6 +301,13 @@ static void deliver(struct server *srv, struct process *p, enum stream stream, c
 		p->exec_truncated = true;
 	}
 	p->delivered += n;
+	if (p->sink) {
+		p->sink->output(srv, p, stream, buf, n);
+		struct conn *c = serve_conn(srv, p->attached);
+		if (c && c->out_bytes > CONN_OUT_HIGH)
+			pause_output(srv, p, true);
+		return;
+	}
 	if (p->exec) {
 		strbuf_add(stream == STREAM_STDERR ? &p->exec_err : &p->exec_out, buf, n);
 		return;
@@ -667,65 +690,59 @@ static int make_streams(struct process *p, const struct start_params *sp, int ch
 	return 0;
 }
 
-static int start(struct server *srv, struct conn *c, struct json_object *params, bool exec,
-		 struct pending **pending, struct error *err)
+/* Starts what sp says in s for connection conn; takes sp's argv. The
+ * process, or NULL with err. */
+static struct process *launch(struct server *srv, struct session *s, struct start_params *sp,
+			      bool exec, uint64_t conn, const struct process_sink *sink, void *ctx,
+			      struct error *err)
 {
-	const char *sid;
-	if (rpc_param_string(params, "sessionId", true, &sid, err) < 0)
-		return -1;
-	struct session *s = session_find(srv, c, sid, true, err);
-	if (!s)
-		return -1;
-	struct start_params sp;
-	if (parse_start(params, exec, &sp, err) < 0) {
-		start_params_release(&sp);
-		return -1;
-	}
 	size_t running = 0;
 	for (struct process *q = s->processes; q; q = q->next)
 		running += !q->finished;
 	if (running >= SESSION_PROCESSES_MAX) {
-		start_params_release(&sp);
-		return error_set(err, ERROR_LIMIT, "the session already runs %d processes",
-				 SESSION_PROCESSES_MAX);
+		error_set(err, ERROR_LIMIT, "the session already runs %d processes",
+			  SESSION_PROCESSES_MAX);
+		return NULL;
 	}
 	/* What the init runs: the argv itself, or our helper when the
 	 * process needs its own directory or variables. */
 	_cleanup_strv_ struct strv run = STRV_INIT;
-	if (sp.cwd || sp.env.len) {
+	if (sp->cwd || sp->env.len) {
 		strv_push(&run, SANDBOX_SELF);
 		strv_push(&run, SESSION_EXEC_ARG);
-		if (sp.cwd)
+		if (sp->cwd)
 			strv_pushf(&run, "%s%s%s%s", SESSION_EXEC_CWD,
-				   sp.cwd[0] == '/' ? "" : s->workspace,
-				   sp.cwd[0] == '/' ? "" : "/", sp.cwd);
-		for (size_t i = 0; i < sp.env.len; i++)
-			strv_push(&run, sp.env.items[i]);
+				   sp->cwd[0] == '/' ? "" : s->workspace,
+				   sp->cwd[0] == '/' ? "" : "/", sp->cwd);
+		for (size_t i = 0; i < sp->env.len; i++)
+			strv_push(&run, sp->env.items[i]);
 		strv_push(&run, "--");
 	}
 	_cleanup_strbuf_ struct strbuf payload = STRBUF_INIT;
-	for (size_t i = 0; i < sp.argv.len; i++)
-		strv_push(&run, sp.argv.items[i]);
+	for (size_t i = 0; i < sp->argv.len; i++)
+		strv_push(&run, sp->argv.items[i]);
 	for (size_t i = 0; i < run.len; i++)
 		strbuf_add(&payload, run.items[i], strlen(run.items[i]) + 1);
 	if (payload.len > CONTROL_PAYLOAD_MAX) {
-		start_params_release(&sp);
-		return error_set(err, ERROR_LIMIT, "argv, cwd and env come to more than %d bytes",
-				 CONTROL_PAYLOAD_MAX);
+		error_set(err, ERROR_LIMIT, "argv, cwd and env come to more than %d bytes",
+			  CONTROL_PAYLOAD_MAX);
+		return NULL;
 	}
 
 	struct process *p = xcalloc(1, sizeof(*p));
 	snprintf(p->id, sizeof(p->id), "p-%llu", (unsigned long long)++srv->next_process);
 	p->session = s;
-	p->argv = sp.argv;
-	sp.argv = (struct strv)STRV_INIT;
-	p->tag = sp.tag ? xstrdup(sp.tag) : NULL;
+	p->sink = sink;
+	p->sink_ctx = ctx;
+	p->argv = sp->argv;
+	sp->argv = (struct strv)STRV_INIT;
+	p->tag = sp->tag ? xstrdup(sp->tag) : NULL;
 	p->exec = exec;
-	p->pty = sp.pty;
-	p->detached = sp.detached;
-	p->started_by = c->id;
-	p->attached = exec ? 0 : c->id;
-	p->cap = sp.cap > 0 ? (uint64_t)sp.cap : exec ? EXEC_OUTPUT_DEFAULT : 0;
+	p->pty = sp->pty;
+	p->detached = sp->detached;
+	p->started_by = conn;
+	p->attached = exec ? 0 : conn;
+	p->cap = sp->cap > 0 ? (uint64_t)sp->cap : exec ? EXEC_OUTPUT_DEFAULT : 0;
 	p->ctl = (struct watch){.ready = ctl_ready, .fd = -1};
 	p->out = (struct watch){.ready = out_ready, .fd = -1};
 	p->err = (struct watch){.ready = err_ready, .fd = -1};
@@ -734,15 +751,14 @@ static int start(struct server *srv, struct conn *c, struct json_object *params,
 	p->exec_out = (struct strbuf)STRBUF_INIT;
 	p->exec_err = (struct strbuf)STRBUF_INIT;
 	p->stdin_queue = (struct strbuf)STRBUF_INIT;
-	ring_init(&p->ring, srv->o->ring_bytes);
+	ring_init(&p->ring, sink ? 0 : srv->o->ring_bytes);
 	p->start_ms = serve_now_ms();
 	p->started_at = time(NULL);
 	p->next = s->processes;
 	s->processes = p;
 	int child[3] = {-1, -1, -1};
-	int r = make_streams(p, &sp, child, err);
-	uint64_t timeout = (uint64_t)sp.timeout_ms;
-	start_params_release(&sp);
+	int r = make_streams(p, sp, child, err);
+	uint64_t timeout = (uint64_t)sp->timeout_ms;
 	if (r == 0 && (p->ctl.fd = connect_control(s, err)) < 0)
 		r = -1;
 	if (r == 0) {
@@ -774,12 +790,51 @@ static int start(struct server *srv, struct conn *c, struct json_object *params,
 	     (p->in.fd >= 0 && serve_watch(srv, &p->in, 0) < 0)))
 		r = error_errno(err, ERROR_SETUP, errno, "epoll");
 	if (r < 0) {
+		/* The caller hears of it through err, not the sink. */
+		p->sink = NULL;
 		process_bury(srv, p);
-		return -1;
+		return NULL;
 	}
 	session_touch(s);
+	return p;
+}
+
+static int start(struct server *srv, struct conn *c, struct json_object *params, bool exec,
+		 struct pending **pending, struct error *err)
+{
+	const char *sid;
+	if (rpc_param_string(params, "sessionId", true, &sid, err) < 0)
+		return -1;
+	struct session *s = session_find(srv, c, sid, true, err);
+	if (!s)
+		return -1;
+	struct start_params sp;
+	if (parse_start(params, exec, &sp, err) < 0) {
+		start_params_release(&sp);
+		return -1;
+	}
+	struct process *p = launch(srv, s, &sp, exec, c->id, NULL, NULL, err);
+	start_params_release(&sp);
+	if (!p)
+		return -1;
 	p->answer = *pending;
 	return 1;
+}
+
+struct process *process_spawn(struct server *srv, struct session *s, const struct process_spawn *ps,
+			      struct error *err)
+{
+	struct start_params sp = {.argv = STRV_INIT, .env = STRV_INIT, .cols = 80, .rows = 24};
+	for (size_t i = 0; i < ps->argv->len; i++)
+		strv_push(&sp.argv, ps->argv->items[i]);
+	for (size_t i = 0; ps->env && i < ps->env->len; i++)
+		strv_pushf(&sp.env, "%s%s", SESSION_EXEC_ENV, ps->env->items[i]);
+	sp.cwd = ps->cwd;
+	sp.tag = ps->tag;
+	sp.timeout_ms = (int64_t)ps->timeout_ms;
+	struct process *p = launch(srv, s, &sp, false, ps->conn, ps->sink, ps->ctx, err);
+	start_params_release(&sp);
+	return p;
 }
 
 int process_start(struct server *srv, struct conn *c, struct json_object *params,
@@ -927,6 +982,10 @@ int process_attach(struct server *srv, struct conn *c, struct json_object *param
 		return -1;
 	if (p->exec)
 		return error_set(err, ERROR_USAGE, "process/exec processes answer once: no attach");
+	if (p->sink)
+		return error_set(
+		    err, ERROR_USAGE,
+		    "process %s belongs to an agent run: its output comes as agent/event", p->id);
 	if (from < 1)
 		from = 1;
 	uint64_t first = ring_first_seq(&p->ring);
@@ -998,6 +1057,10 @@ void process_session_ended(struct server *srv, struct session *s)
 				_cleanup_error_ struct error err = ERROR_INIT;
 				error_set(&err, ERROR_NOT_FOUND, "the session ended");
 				answer(srv, p, NULL, &err);
+				if (p->sink) {
+					p->finished = true;
+					p->sink->done(srv, p, &err);
+				}
 			} else {
 				/* What it wrote before the end, then its end. */
 				stream_ready(srv, p, &p->out, p->pty ? STREAM_PTY : STREAM_STDOUT,

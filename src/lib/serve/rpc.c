@@ -169,6 +169,12 @@ static const char *code_message(int code)
 
 char *rpc_error_line(struct json_object *id, int code, const struct error *err, size_t *len)
 {
+	return rpc_error_line_with(id, code, err, NULL, len);
+}
+
+char *rpc_error_line_with(struct json_object *id, int code, const struct error *err,
+			  struct json_object *extra, size_t *len)
+{
 	struct json_object *msg = message(id);
 	struct json_object *e = json_object_new_object();
 	json_object_object_add(e, "code", json_object_new_int(code));
@@ -179,6 +185,11 @@ char *rpc_error_line(struct json_object *id, int code, const struct error *err, 
 			       json_object_new_string(err->msg ? err->msg : code_message(code)));
 	if (err->hint)
 		json_object_object_add(data, "hint", json_object_new_string(err->hint));
+	if (extra) {
+		json_object_object_foreach(extra, k, v)
+		    json_object_object_add(data, k, json_object_get(v));
+		json_object_put(extra);
+	}
 	json_object_object_add(e, "data", data);
 	json_object_object_add(msg, "error", e);
 	return line_of(msg, len);

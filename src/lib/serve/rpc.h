@@ -53,6 +53,9 @@ int rpc_code_for(enum error_kind kind);
 /* Lines to send, each ending in '\n'; result and params are taken. */
 char *rpc_result_line(struct json_object *id, struct json_object *result, size_t *len);
 char *rpc_error_line(struct json_object *id, int code, const struct error *err, size_t *len);
+/* The same with extra's members added to error.data (extra taken). */
+char *rpc_error_line_with(struct json_object *id, int code, const struct error *err,
+			  struct json_object *extra, size_t *len);
 char *rpc_notification_line(const char *method, struct json_object *params, size_t *len);
 
 /* Typed parameters. Each returns 0 with *out set (left alone when the

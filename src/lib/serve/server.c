@@ -144,15 +144,24 @@ static void conn_maybe_close(struct server *srv, struct conn *c);
 void serve_answer(struct server *srv, struct pending *p, struct json_object *result,
 		  const struct error *err)
 {
+	serve_answer_data(srv, p, result, err, NULL);
+}
+
+void serve_answer_data(struct server *srv, struct pending *p, struct json_object *result,
+		       const struct error *err, struct json_object *data)
+{
 	struct conn *c = serve_conn(srv, p->conn);
 	if (!c) {
 		json_object_put(result);
+		json_object_put(data);
 		serve_pending_free(p);
 		return;
 	}
 	size_t len;
-	char *line = err ? rpc_error_line(p->id, rpc_code_for(err->kind), err, &len)
+	char *line = err ? rpc_error_line_with(p->id, rpc_code_for(err->kind), err, data, &len)
 			 : rpc_result_line(p->id, result, &len);
+	if (!err)
+		json_object_put(data);
 	if (err)
 		json_object_put(result);
 	c->pending--;
@@ -301,7 +310,10 @@ static int method_initialize(struct server *srv, struct conn *c, struct json_obj
 	struct json_object *backends = json_object_new_array();
 	json_object_array_add(backends, json_object_new_string("bwrap"));
 	json_object_object_add(caps, "backends", backends);
-	json_object_object_add(caps, "agents", json_object_new_array());
+	struct json_object *agents = json_object_new_array();
+	json_object_array_add(agents, json_object_new_string("claude"));
+	json_object_array_add(agents, json_object_new_string("codex"));
+	json_object_object_add(caps, "agents", agents);
 	json_object_object_add(caps, "pty", json_object_new_boolean(true));
 	json_object_object_add(caps, "attach", json_object_new_boolean(true));
 	json_object_object_add(r, "capabilities", caps);
@@ -334,6 +346,10 @@ static const struct {
     {"fs/stat", fs_stat_method},
     {"fs/remove", fs_remove_method},
     {"fs/mkdir", fs_mkdir_method},
+    /* agent.c */
+    {"agent/run", agent_run_method},
+    {"agent/interrupt", agent_interrupt_method},
+    {"skills/validate", skills_validate_method},
 };
 
 static void send_error(struct server *srv, struct conn *c, struct json_object *id, int code,

@@ -23,11 +23,19 @@ struct serve_options {
 	unsigned max_sessions;
 	size_t ring_bytes;	 /* output kept per process for process/attach */
 	unsigned idle_timeout_s; /* a session's default */
+	/* An agent run that prints nothing this long is interrupted; 0:
+	 * never. */
+	unsigned long long agent_silence_ms;
+	/* Credentials every session injects (--credential), unless its env
+	 * names the credential's base URL. */
+	char *const *credentials;
+	size_t credentials_len;
 };
 
 #define SERVE_MAX_SESSIONS_DEFAULT 256
 #define SERVE_RING_DEFAULT (1u << 20)
 #define SERVE_IDLE_DEFAULT (30u * 60)
+#define SERVE_AGENT_SILENCE_DEFAULT (10ull * 60 * 1000)
 
 /* The socket's path when none is given: api.sock in the runtime
  * directory (rundir.h). */

@@ -42,6 +42,8 @@ static const char *state_name(const struct session *s)
 	case SESSION_STARTING:
 		return "starting";
 	case SESSION_READY:
+		if (s->run)
+			return "busy";
 		for (struct process *p = s->processes; p; p = p->next)
 			if (p->started && !p->finished)
 				return "busy";
@@ -120,6 +122,15 @@ struct session *session_find(struct server *srv, struct conn *c, const char *id,
 
 void session_free(struct session *s)
 {
+	for (size_t i = 0; i < s->hooks_before_len; i++)
+		strv_release(&s->hooks_before[i]);
+	for (size_t i = 0; i < s->hooks_after_len; i++)
+		strv_release(&s->hooks_after[i]);
+	free(s->hooks_before);
+	free(s->hooks_after);
+	free(s->skills_dir);
+	free(s->agent_command[0]);
+	free(s->agent_command[1]);
 	if (s->planned)
 		sandbox_spec_release(&s->spec);
 	if (s->workspace_fd >= 0)
@@ -479,6 +490,7 @@ static void child_ready(struct server *srv, struct watch *w, uint32_t events)
 			s->state = SESSION_CLOSED;
 	}
 	process_session_ended(srv, s);
+	agent_run_session_ended(srv, s);
 	audit_session(srv, s, "serve_session_close", s->ended_reason);
 	if (s->delete_workspace && s->workspace_fd >= 0) {
 		/* session/close is answered when the workspace is gone. */
@@ -587,7 +599,7 @@ static int limits_param(struct json_object *params, struct limit_request *l, str
 
 static int refuse_later(struct json_object *params, struct error *err)
 {
-	static const char *const later[] = {"skills", "mcpServers", "hooks"};
+	static const char *const later[] = {"mcpServers"};
 	for (size_t i = 0; i < ARRAY_SIZE(later); i++) {
 		struct json_object *v;
 		if (json_object_object_get_ex(params, later[i], &v) &&
@@ -603,6 +615,75 @@ static int refuse_later(struct json_object *params, struct error *err)
 		return error_set(err, ERROR_USAGE,
 				 "backend %s is not available here: this daemon runs \"bwrap\"",
 				 !strcmp(backend, "docker") ? "docker" : "other than bwrap");
+	return 0;
+}
+
+/* At most this many hooks in each phase. */
+#define HOOKS_MAX 16
+
+static int hook_list(struct json_object *hooks, const char *phase, struct strv **out, size_t *len,
+		     struct error *err)
+{
+	struct json_object *v;
+	if (!hooks || !json_object_object_get_ex(hooks, phase, &v) ||
+	    json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_array) || json_object_array_length(v) > HOOKS_MAX)
+		return error_set(err, ERROR_USAGE,
+				 "hooks.%s must be an array of at most %d argv arrays "
+				 "([[\"make\", \"test\"], ...])",
+				 phase, HOOKS_MAX);
+	size_t n = json_object_array_length(v);
+	*out = xcalloc(n ? n : 1, sizeof(**out));
+	for (size_t i = 0; i < n; i++) {
+		(*out)[i] = (struct strv)STRV_INIT;
+		*len = i + 1;
+		struct json_object *one = json_object_new_object();
+		json_object_object_add(one, "argv",
+				       json_object_get(json_object_array_get_idx(v, i)));
+		int r = rpc_param_argv(one, "argv", true, &(*out)[i], err);
+		json_object_put(one);
+		if (r < 0)
+			return error_prefix(err, "hooks.%s[%zu]", phase, i);
+	}
+	return 0;
+}
+
+/* hooks{before, after} and skills{dir} of session/create. */
+static int agent_params(struct conn *c, struct json_object *params, struct session *s,
+			struct error *err)
+{
+	struct json_object *hooks, *skills;
+	if (rpc_param_object(params, "hooks", &hooks, err) < 0 ||
+	    rpc_param_object(params, "skills", &skills, err) < 0)
+		return -1;
+	if (hooks) {
+		json_object_object_foreach(hooks, k, v)
+		{
+			(void)v;
+			if (strcmp(k, "before") && strcmp(k, "after"))
+				return error_set(err, ERROR_USAGE,
+						 "hooks takes \"before\" and \"after\" only");
+		}
+	}
+	if (hook_list(hooks, "before", &s->hooks_before, &s->hooks_before_len, err) < 0 ||
+	    hook_list(hooks, "after", &s->hooks_after, &s->hooks_after_len, err) < 0)
+		return -1;
+	const char *dir = NULL;
+	if (rpc_param_string(skills, "dir", skills != NULL, &dir, err) < 0)
+		return error_prefix(err, "skills");
+	if (dir) {
+		if (dir[0] != '/')
+			return error_set(err, ERROR_USAGE, "skills.dir must be an absolute path");
+		/* The daemon reads it as its own user and copies it into the
+		 * workspace: a host path only a trusted caller may name. */
+		if (!c->trusted)
+			return error_set(
+			    err, ERROR_POLICY,
+			    "skills.dir is read on the host as the daemon's user: only "
+			    "the daemon's own user (or root) may give one");
+		s->skills_dir = xstrdup(dir);
+	}
 	return 0;
 }
 
@@ -638,7 +719,28 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 	if (home)
 		rule_list_add(&rules, home, ACCESS_EXCLUDE, LAYER_CLI,
 			      "serve: the daemon user's home (a client of another uid)");
+	/* The daemon's credentials (serve --credential), but for one whose
+	 * base URL the session's env sets: that endpoint wins (API.md). */
+	static const struct {
+		const char *name, *base_url;
+	} base_urls[] = {{"anthropic", "ANTHROPIC_BASE_URL"}, {"openai", "OPENAI_BASE_URL"}};
+	_cleanup_strv_ struct strv creds = STRV_INIT;
+	for (size_t i = 0; i < srv->o->credentials_len; i++) {
+		const char *name = srv->o->credentials[i];
+		bool overridden = false;
+		for (size_t k = 0; k < ARRAY_SIZE(base_urls); k++) {
+			if (strcmp(base_urls[k].name, name))
+				continue;
+			size_t n = strlen(base_urls[k].base_url);
+			for (size_t e = 0; env && e < env->len; e++)
+				overridden |= !strncmp(env->items[e], base_urls[k].base_url, n) &&
+					      env->items[e][n] == '=';
+		}
+		if (!overridden)
+			strv_push(&creds, name);
+	}
 	struct sandbox_request req = {
+	    .credentials = &creds,
 	    .rules = &rules,
 	    .cwd = s->workspace,
 	    .envp = srv->o->envp,
@@ -667,6 +769,9 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 	}
 	if (!s->planned)
 		return error_set(err, ERROR_INTERNAL, "the plan changed twice");
+	for (size_t i = 0; i < ARRAY_SIZE(s->agent_command); i++)
+		if (s->spec.cfg.agent_commands[i])
+			s->agent_command[i] = xstrdup(s->spec.cfg.agent_commands[i]);
 	if (sandbox_spec_trust_refused(&s->spec) && !srv->o->allow_loosening && !c->trusted) {
 		trust_refuse(&s->spec.trust, err);
 		err->kind = ERROR_POLICY;
@@ -755,8 +860,9 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 	session_touch(s);
 	s->idle_timeout_s = (unsigned)idle;
 	s->delete_on_expire = on_expire && !strcmp(on_expire, "delete");
-	if (workspace_open(srv, s, err) < 0 || write_policy(srv, s, policy, err) < 0 ||
-	    plan(srv, c, s, &env, &limits, err) < 0 || launch(srv, s, err) < 0) {
+	if (agent_params(c, params, s, err) < 0 || workspace_open(srv, s, err) < 0 ||
+	    write_policy(srv, s, policy, err) < 0 || plan(srv, c, s, &env, &limits, err) < 0 ||
+	    launch(srv, s, err) < 0) {
 		session_free(s);
 		return -1;
 	}
