@@ -17,7 +17,7 @@ VERSION := 0.1.0
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 BUILD ?= build
-PKGS := json-c libmd openssl
+PKGS := json-c libmd openssl yaml-0.1
 # libseccomp is needed at build time only: src/gen/seccomp_gen compiles the
 # seccomp filters into C that the library carries (see "Generated" below).
 SECCOMP_PKG := libseccomp

@@ -13,6 +13,27 @@ is text quoting it, so the transcript shows what the tool saw. Every request
 The port it listens on (N, or a free one) is written to --port-file once
 it accepts connections. --api-key makes any other key get the API's 401.
 --cert/--key serve TLS instead of plain HTTP.
+
+One stand-in serves many runs: a line of the prompt may choose the scenario,
+overriding --command. The marker is a line `STANDIN: WHAT ARGS` anywhere in a
+user message's text (not in tool results):
+
+  STANDIN: text            a plain answer (HELLO), the default
+  STANDIN: bash CMD        a Bash tool_use (Claude) / shell call (Codex) of CMD,
+                           then text quoting the tool's output
+  STANDIN: write PATH      a Write tool_use creating PATH (content WRITTEN),
+                           then text quoting the tool result (Claude only;
+                           the CLI's refusal when Write is disallowed)
+  STANDIN: thinking        a thinking block, then the plain answer (Claude)
+  STANDIN: outage [CODE]   every request answered with HTTP CODE (500; 529
+                           is Anthropic's "overloaded")
+  STANDIN: hang            the request is read and never answered
+  STANDIN: mcp SERVER TOOL [JSON]
+                           call the MCP tool mcp__SERVER__TOOL with the JSON
+                           object as input; when Claude Code defers it behind
+                           ToolSearch, first a ToolSearch tool_use
+                           "select:mcp__SERVER__TOOL"; then text quoting the
+                           tool's result
 """
 
 import argparse
@@ -22,6 +43,7 @@ import os
 import ssl
 import sys
 import threading
+import time
 
 RECORD_LOCK = threading.Lock()
 ARGS = None
@@ -30,6 +52,64 @@ ARGS = None
 HELLO = "hello from the stand-in"
 # Marks the quoted tool output in the second turn's answer.
 TOOL_MARK = "tool output was:"
+
+
+# What a Write scenario puts in the file.
+WRITTEN = "written by the stand-in\n"
+MARKER = "STANDIN:"
+
+
+def user_texts(items):
+    """The text of every user message (strings and text blocks), oldest
+    first: where a prompt marker may be. Tool results are not searched, so
+    a command's output cannot choose the next scenario."""
+    out = []
+    for m in items or []:
+        if not isinstance(m, dict) or m.get("role") != "user":
+            continue
+        c = m.get("content")
+        if isinstance(c, str):
+            out.append(c)
+        elif isinstance(c, list):
+            for b in c:
+                if isinstance(b, dict) and b.get("type") in ("text", "input_text") \
+                        and isinstance(b.get("text"), str):
+                    out.append(b["text"])
+    return out
+
+
+def scenario(items):
+    """(what, args) from the first marker line, or one made from --command."""
+    for text in user_texts(items):
+        for line in text.splitlines():
+            line = line.strip()
+            if line.startswith(MARKER):
+                rest = line[len(MARKER):].strip()
+                what, _, args = rest.partition(" ")
+                return what, args.strip()
+    if ARGS.command:
+        return "bash", ARGS.command
+    return "text", ""
+
+
+def hang(handler):
+    """Never answer; the connection's thread waits until the client goes."""
+    while True:
+        time.sleep(3600)
+
+
+def outage(handler, args, anthropic):
+    try:
+        code = int(args or 500)
+    except ValueError:
+        code = 500
+    if anthropic:
+        kind = "overloaded_error" if code == 529 else "api_error"
+        handler.send_json(code, {"type": "error", "error": {"type": kind,
+                                                            "message": "stand-in outage"}})
+    else:
+        handler.send_json(code, {"error": {"message": "stand-in outage", "type": "server_error",
+                                           "code": "server_error"}})
 
 
 def record(handler, body):
@@ -51,11 +131,11 @@ def sse(event, data):
 # --- Anthropic Messages API -------------------------------------------------
 
 
-def anthropic_tool_result(messages):
-    """The text of the last tool_result in the conversation, or None."""
-    found = None
+def anthropic_tool_results(messages):
+    """{tool_use_id: text} of every tool_result in the conversation."""
+    found = {}
     for m in messages:
-        content = m.get("content")
+        content = m.get("content") if isinstance(m, dict) else None
         if not isinstance(content, list):
             continue
         for block in content:
@@ -66,29 +146,64 @@ def anthropic_tool_result(messages):
                 c = "".join(
                     x.get("text", "") for x in c if isinstance(x, dict)
                 )
-            found = c if isinstance(c, str) else json.dumps(c)
+            found[block.get("tool_use_id")] = c if isinstance(c, str) else json.dumps(c)
     return found
 
 
 def anthropic_plan(req):
-    """What to answer: ("tool", input) or ("text", text)."""
+    """What to answer: ("tool", name, id, input), ("thinking", text) or
+    ("text", text)."""
     tools = [t.get("name") for t in req.get("tools") or [] if isinstance(t, dict)]
-    result = anthropic_tool_result(req.get("messages") or [])
-    if result is not None:
-        return ("text", "%s %s %s" % (HELLO, TOOL_MARK, result))
-    if ARGS.command and "Bash" in tools:
-        return ("tool", {"command": ARGS.command, "description": "run the test command"})
+    messages = req.get("messages") or []
+    results = anthropic_tool_results(messages)
+    what, args = scenario(messages)
+    final = results.get("toolu_standin01")
+    if final is not None:
+        return ("text", "%s %s %s" % (HELLO, TOOL_MARK, final))
+    if what == "bash" and "Bash" in tools:
+        return ("tool", "Bash", "toolu_standin01",
+                {"command": args, "description": "run the test command"})
+    if what == "write" and "Write" in tools:
+        return ("tool", "Write", "toolu_standin01", {"file_path": args, "content": WRITTEN})
+    if what == "write" and tools:
+        # Without Write on offer (disallowed), ask for it all the same: the
+        # CLI must refuse a tool it did not offer.
+        return ("tool", "Write", "toolu_standin01", {"file_path": args, "content": WRITTEN})
+    if what == "mcp" and tools:
+        server, _, rest = args.partition(" ")
+        tool, _, arg = rest.strip().partition(" ")
+        name = "mcp__%s__%s" % (server, tool)
+        try:
+            tool_input = json.loads(arg) if arg.strip() else {}
+        except ValueError:
+            tool_input = {}
+        if name in tools or "toolu_standin_search" in results or "ToolSearch" not in tools:
+            return ("tool", name, "toolu_standin01", tool_input)
+        return ("tool", "ToolSearch", "toolu_standin_search",
+                {"query": "select:" + name, "max_results": 1})
+    if what == "thinking":
+        return ("thinking", "the stand-in thinks before it answers")
     return ("text", HELLO)
 
 
 def anthropic_blocks(plan):
-    kind, what = plan
+    kind = plan[0]
     if kind == "tool":
-        return [{"type": "tool_use", "id": "toolu_standin01", "name": "Bash", "input": what}], "tool_use"
-    return [{"type": "text", "text": what}], "end_turn"
+        _, name, tid, tool_input = plan
+        return [{"type": "tool_use", "id": tid, "name": name, "input": tool_input}], "tool_use"
+    if kind == "thinking":
+        return [{"type": "thinking", "thinking": plan[1], "signature": "c3RhbmRpbg=="},
+                {"type": "text", "text": HELLO}], "end_turn"
+    return [{"type": "text", "text": plan[1]}], "end_turn"
 
 
 def anthropic_messages(handler, req):
+    what, args = scenario(req.get("messages"))
+    if what == "hang":
+        hang(handler)
+    if what == "outage":
+        outage(handler, args, True)
+        return
     model = req.get("model", "claude-standin")
     blocks, stop = anthropic_blocks(anthropic_plan(req))
     usage = {"input_tokens": 10, "output_tokens": 5,
@@ -105,7 +220,18 @@ def anthropic_messages(handler, req):
         "model": model, "content": [], "stop_reason": None,
         "stop_sequence": None, "usage": dict(usage, output_tokens=1)}})]
     for i, b in enumerate(blocks):
-        if b["type"] == "text":
+        if b["type"] == "thinking":
+            out.append(sse("content_block_start", {"type": "content_block_start", "index": i,
+                                                   "content_block": {"type": "thinking",
+                                                                     "thinking": "",
+                                                                     "signature": ""}}))
+            out.append(sse("content_block_delta", {"type": "content_block_delta", "index": i,
+                                                   "delta": {"type": "thinking_delta",
+                                                             "thinking": b["thinking"]}}))
+            out.append(sse("content_block_delta", {"type": "content_block_delta", "index": i,
+                                                   "delta": {"type": "signature_delta",
+                                                             "signature": b["signature"]}}))
+        elif b["type"] == "text":
             out.append(sse("content_block_start", {"type": "content_block_start", "index": i,
                                                    "content_block": {"type": "text", "text": ""}}))
             out.append(sse("content_block_delta", {"type": "content_block_delta", "index": i,
@@ -167,7 +293,7 @@ def openai_tool_result(items):
     return found
 
 
-def openai_tool_call(req):
+def openai_tool_call(req, command):
     """The item that asks Codex to run --command, in the form its tools take:
     the code-mode `exec` tool (JavaScript calling tools.exec_command), else a
     plain shell function."""
@@ -175,17 +301,17 @@ def openai_tool_call(req):
     kinds = {n: t for t, n in names}
     if kinds.get("exec") == "custom":
         script = ("const r = await tools.exec_command(%s);\n"
-                  "text(r.output);\n" % json.dumps({"cmd": ARGS.command, "login": False}))
+                  "text(r.output);\n" % json.dumps({"cmd": command, "login": False}))
         return {"type": "custom_tool_call", "id": "ctc_standin01", "call_id": "call_standin01",
                 "name": "exec", "input": script, "status": "completed"}
     for n in SHELL_TOOLS:
         if n in kinds:
             if n == "exec_command":
-                args = {"cmd": ARGS.command, "login": False}
+                args = {"cmd": command, "login": False}
             elif n == "shell_command":
-                args = {"command": ARGS.command}
+                args = {"command": command}
             else:
-                args = {"command": ["bash", "-c", ARGS.command]}
+                args = {"command": ["bash", "-c", command]}
             return {"type": "function_call", "id": "fc_standin01", "call_id": "call_standin01",
                     "name": n, "arguments": json.dumps(args), "status": "completed"}
     return None
@@ -196,8 +322,9 @@ def openai_items(req):
     if not isinstance(items, list):
         items = []
     result = openai_tool_result(items)
-    if result is None and ARGS.command:
-        call = openai_tool_call(req)
+    what, args = scenario(items)
+    if result is None and what == "bash" and args:
+        call = openai_tool_call(req, args)
         if call:
             return [call]
     text = HELLO if result is None else "%s %s %s" % (HELLO, TOOL_MARK, result)
@@ -206,6 +333,12 @@ def openai_items(req):
 
 
 def openai_responses(handler, req):
+    what, args = scenario(req.get("input") if isinstance(req.get("input"), list) else [])
+    if what == "hang":
+        hang(handler)
+    if what == "outage":
+        outage(handler, args, False)
+        return
     items = openai_items(req)
     model = req.get("model", "gpt-standin")
     usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
