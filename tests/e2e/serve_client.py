@@ -160,6 +160,30 @@ class Client:
             else:
                 check(self.pump(), "the connection ended before process/exited of", pid)
 
+    def agent_events(self, run_id):
+        """(events in order, agent/completed params) of run run_id; the
+        seqs must run from 1 without gaps."""
+        events = []
+        while True:
+            for i, m in enumerate(self.notes):
+                p = m["params"]
+                if p.get("runId") != run_id:
+                    continue
+                self.notes.pop(i)
+                if m["method"] == "agent/completed":
+                    return events, p
+                check(p["seq"] == len(events) + 1, "agent/event seq", p["seq"], "after", len(events))
+                events.append(p["event"])
+                break
+            else:
+                check(self.pump(), "the connection ended before agent/completed of", run_id)
+
+    def agent_run(self, sid, prompt, **extra):
+        """Runs the agent to its end: (events, completed)."""
+        p = {"sessionId": sid, "agent": extra.pop("agent", "claude"), "prompt": prompt}
+        p.update(extra)
+        return self.agent_events(self.call("agent/run", p)["runId"])
+
     def wait_output(self, pid, text):
         """Output of pid, read until it holds text."""
         got = b""

@@ -379,7 +379,8 @@ static void complete(struct server *srv, struct agent_run *r)
 	r->completion = NULL;
 	json_object_object_add(params, "runId", json_object_new_string(r->id));
 	/* The whole run's time, hooks included, unless the agent said. */
-	if (!json_object_object_get_ex(params, "durationMs", NULL))
+	struct json_object *d;
+	if (!json_object_object_get_ex(params, "durationMs", &d) || !d)
 		json_object_object_add(
 		    params, "durationMs",
 		    json_object_new_int64((int64_t)(serve_now_ms() - r->start_ms)));
@@ -450,7 +451,7 @@ static void advance(struct server *srv, struct agent_run *r)
 				fail_early(r, m, "start_failed");
 				r->phase = PHASE_AFTER;
 				r->hook = 0;
-				error_clear(&err);
+				error_release(&err);
 				continue;
 			}
 			if (srv->o->agent_silence_ms)
@@ -475,7 +476,7 @@ static void advance(struct server *srv, struct agent_run *r)
 				json_object_object_add(
 				    ev, "error", json_object_new_string(err.msg ? err.msg : ""));
 				emit(r, ev);
-				error_clear(&err);
+				error_release(&err);
 				r->hook++;
 				continue;
 			}
@@ -521,6 +522,51 @@ static int state_dir(struct session *s, const char *name, struct error *err)
 	}
 	close(d);
 	return 0;
+}
+
+static const char *sandbox_env(const struct session *s, const char *name)
+{
+	size_t n = strlen(name);
+	const struct strv *e = &s->spec.env.envp;
+	for (size_t i = 0; i < e->len; i++)
+		if (!strncmp(e->items[i], name, n) && e->items[i][n] == '=')
+			return e->items[i] + n + 1;
+	return NULL;
+}
+
+/* Codex inside: its own sandbox off (it cannot start inside this one;
+ * this one is the boundary), no git repository required of the
+ * workspace, and, since it reads no base-URL variable for its built-in
+ * provider, a provider of its own at the sandbox's OPENAI_BASE_URL (the
+ * credential's endpoint, or the session's env), as the codex profile
+ * does for the CLI. Inserted after "exec", before the prompt's "--". */
+static void codex_options(const struct session *s, struct strv *argv)
+{
+	_cleanup_strv_ struct strv extra = STRV_INIT;
+	strv_push(&extra, "--skip-git-repo-check");
+	strv_push(&extra, "--sandbox");
+	strv_push(&extra, "danger-full-access");
+	const char *base = sandbox_env(s, "OPENAI_BASE_URL");
+	/* The value goes into TOML: only a plain URL is passed. */
+	if (base && !strpbrk(base, "\"\\\n\r") && !strncmp(base, "http", 4)) {
+		strv_push(&extra, "-c");
+		strv_push(&extra, "model_provider=\"agent-sandbox\"");
+		strv_push(&extra, "-c");
+		strv_pushf(&extra,
+			   "model_providers.agent-sandbox={name=\"agent-sandbox\",base_url=\"%s\","
+			   "env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}",
+			   base);
+	}
+	_cleanup_strv_ struct strv out = STRV_INIT;
+	for (size_t i = 0; i < argv->len; i++) {
+		strv_push(&out, argv->items[i]);
+		if (i == 1)
+			for (size_t k = 0; k < extra.len; k++)
+				strv_push(&out, extra.items[k]);
+	}
+	strv_release(argv);
+	*argv = out;
+	out = (struct strv)STRV_INIT;
 }
 
 static void busy(struct server *srv, struct session *s, struct pending **pending)
@@ -601,6 +647,10 @@ int agent_run_method(struct server *srv, struct conn *c, struct json_object *par
 	}
 	req.command = s->agent_command[req.kind];
 
+	_cleanup_strv_ struct strv argv = STRV_INIT;
+	if (agent_command(&req, &argv, err) < 0)
+		return -1;
+
 	struct agent_run *r = xcalloc(1, sizeof(*r));
 	r->srv = srv;
 	r->session = s;
@@ -617,10 +667,10 @@ int agent_run_method(struct server *srv, struct conn *c, struct json_object *par
 	r->timeout_ms = (uint64_t)timeout;
 	r->start_ms = serve_now_ms();
 	snprintf(r->id, sizeof(r->id), "r-%llu", (unsigned long long)++srv->next_run);
-	if (agent_command(&req, &r->argv, err) < 0) {
-		run_free(srv, r);
-		return -1;
-	}
+	r->argv = argv;
+	argv = (struct strv)STRV_INIT;
+	if (req.kind == AGENT_CODEX)
+		codex_options(s, &r->argv);
 	const char *state = req.kind == AGENT_CLAUDE ? STATE_DIR "/claude" : STATE_DIR "/codex";
 	if (state_dir(s, state, err) < 0) {
 		run_free(srv, r);
@@ -650,10 +700,10 @@ int agent_run_method(struct server *srv, struct conn *c, struct json_object *par
 
 	struct json_object *f = json_object_new_object();
 	json_object_object_add(f, "agent", json_object_new_string(agent_kind_name(req.kind)));
-	struct json_object *argv = json_object_new_array();
+	struct json_object *jargv = json_object_new_array();
 	for (size_t i = 0; i < r->argv.len; i++)
-		json_object_array_add(argv, json_object_new_string(r->argv.items[i]));
-	json_object_object_add(f, "argv", argv);
+		json_object_array_add(jargv, json_object_new_string(r->argv.items[i]));
+	json_object_object_add(f, "argv", jargv);
 	audit_run(srv, r, "agent_run_start", f);
 
 	for (size_t i = 0; i < reports.len; i++) {
