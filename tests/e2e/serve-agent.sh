@@ -13,7 +13,10 @@
 AGENT_CLIS=${AGENT_CLIS:-/opt/agent-clis}
 export CLAUDE_DIR="$AGENT_CLIS/node_modules/@anthropic-ai/claude-code-linux-x64"
 export CODEX_DIR="$AGENT_CLIS/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin"
-STANDIN=$(cd "$(dirname "$0")/../agents" && pwd)/standin.py
+# inject-lib.sh: the test CA, certificates and global config of the
+# credential test.
+. "$(dirname "$0")/../inject-lib.sh"
+AGENT_STANDIN=$(cd "$(dirname "$0")/../agents" && pwd)/standin.py
 
 need_clis()
 {
@@ -30,7 +33,7 @@ agent_daemon()
 {
 	need_clis
 	export MARK="m$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
-	"$SERVE_PY" "$STANDIN" --port-file "$T/standin.port" --record "$T/requests.jsonl" \
+	"$SERVE_PY" "$AGENT_STANDIN" --port-file "$T/standin.port" --record "$T/requests.jsonl" \
 		>"$T/standin.log" 2>&1 &
 	echo $! >>"$T/pids"
 	for _ in $(seq 200); do
@@ -75,8 +78,10 @@ PY
 
 test_claude_bash_tool_call_runs_inside_where_the_ssh_key_cannot_be_read()
 {
-	mkdir -p "$HOME/.ssh"
+	mkdir -p "$HOME/.ssh" "$HOME/.claude"
 	echo "ssh-secret-$$" >"$HOME/.ssh/id_ed25519"
+	# The daemon user's own Claude history: no session's agent reads it.
+	echo "{\"display\": \"login-secret-$$\"}" >"$HOME/.claude/history.jsonl"
 	agent_daemon
 	client <<'PY'
 from serve_client import *
@@ -85,7 +90,7 @@ import os
 def main():
     c = Client(timeout=120); c.initialize()
     sid, ws = agent_session(c)
-    cmd = ("/run/agent-sandbox/agent-sandbox check; cat ~/.ssh/id_ed25519; "
+    cmd = ("/run/agent-sandbox/agent-sandbox check; cat ~/.ssh/id_ed25519 ~/.claude/history.jsonl; "
            "echo made-by-the-tool > tool-made.txt; echo tool-finished")
     ev, done = c.agent_run(sid, "run it\nSTANDIN: bash " + cmd, permissionMode="bypassPermissions")
     calls, results = of_type(ev, "tool_call"), of_type(ev, "tool_result")
@@ -94,7 +99,9 @@ def main():
     out = results[0]["text"]
     check("inside sandbox" in out and "tool-finished" in out, "the tool's output:", out)
     check("id_ed25519" in out and "ssh-secret" not in out, "the key was read:", out)
-    check(not any("ssh-secret" in b for b in requests()), "the key reached the stand-in")
+    check("history.jsonl" in out and "login-secret" not in out, "the history was read:", out)
+    check(not any("ssh-secret" in b or "login-secret" in b for b in requests()),
+          "a secret reached the stand-in")
     with open(os.path.join(ws, "tool-made.txt")) as f:
         check(f.read() == "made-by-the-tool\n", "the tool's file")
     check(done["isError"] is False and done["numTurns"] == 2, done)
@@ -389,6 +396,59 @@ def main():
     sid, ws = agent_session(c, chat="nopath", env={"PATH": "/usr/bin:/bin"})
     ev, done = c.agent_run(sid, "STANDIN: text")
     check(done["isError"] is True and "claude" in (done["result"] or ""), "without it:", done)
+run(main)
+PY
+	stop_daemon
+}
+
+test_injected_credential_reaches_the_api_while_the_agent_holds_a_placeholder()
+{
+	need_clis
+	make_certs
+	global_config
+	export MARK="m$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
+	# The stand-in serves TLS as api.anthropic.com and answers 401 to any
+	# key but the real one.
+	"$SERVE_PY" "$AGENT_STANDIN" --port-file "$T/standin.port" \
+		--record "$T/requests.jsonl" --cert "$T/pki/srv.pem" --key "$T/pki/srv.key" \
+		--api-key "$KEY" >"$T/standin.log" 2>&1 &
+	echo $! >>"$T/pids"
+	for _ in $(seq 200); do
+		[ -s "$T/standin.port" ] && break
+		sleep 0.05
+	done
+	API_PORT=$(cat "$T/standin.port") || fail "the stand-in did not start: $(cat "$T/standin.log")"
+	export API_PORT T KEY
+	ANTHROPIC_API_KEY=$KEY start_daemon --credential anthropic
+	client <<'PY'
+from serve_client import *
+from serve_agent import *
+import json, os
+def main():
+    c = Client(timeout=120); c.initialize()
+    port = os.environ["API_PORT"]
+    env = agent_env()
+    for k in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"):
+        env.pop(k)
+    r = c.create("u", "inject", env=env,
+                 policy={"network": {"resolve": {"api.anthropic.com": "127.0.0.1:" + port}}})
+    sid = r["sessionId"]
+    ev, done = c.agent_run(sid, "STANDIN: text")
+    check(done["isError"] is False, "with the injected key:", done, show(ev))
+    key = os.environ["KEY"]
+    seen = c.exec(sid, ["sh", "-c", "env; cat /proc/self/environ"])
+    check(key.encode() not in seen["stdout"], "the key is in the sandbox's environment")
+    check(b"ANTHROPIC_API_KEY=" in seen["stdout"], "no placeholder inside")
+    heads = [json.loads(l) for l in open(os.environ["T"] + "/requests.jsonl")]
+    check(heads and all(h["headers"].get("x-api-key") == key for h in heads if h["path"].startswith("/v1/messages")),
+          "the stand-in did not get the real key")
+    # The session's own base URL turns injection off for that agent.
+    env["ANTHROPIC_BASE_URL"] = "https://api.anthropic.com"
+    env["ANTHROPIC_API_KEY"] = "sk-ant-not-the-key"
+    r = c.create("u", "own-url", env=env,
+                 policy={"network": {"resolve": {"api.anthropic.com": "127.0.0.1:" + port}}})
+    seen = c.exec(r["sessionId"], ["sh", "-c", "echo $ANTHROPIC_BASE_URL $ANTHROPIC_API_KEY"])
+    check(seen["stdout"] == b"https://api.anthropic.com sk-ant-not-the-key\n", seen)
 run(main)
 PY
 	stop_daemon

@@ -30,6 +30,7 @@
 #include "inside/session.h"
 #include "sandbox/launch.h"
 #include "sandbox/prepare.h"
+#include "policy/agent_profile.h"
 #include "serve/internal.h"
 #include "workspace/instance.h"
 
@@ -715,10 +716,24 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 	/* The sandbox runs as the daemon's uid, not the client's: a client
 	 * of another uid (--allow-uid) must not read through it the home
 	 * its own uid cannot. */
-	_cleanup_free_ char *home = c->trusted ? NULL : dirs_home(srv->o->envp);
-	if (home)
+	_cleanup_free_ char *home = dirs_home(srv->o->envp);
+	if (home && !c->trusted)
 		rule_list_add(&rules, home, ACCESS_EXCLUDE, LAYER_CLI,
 			      "serve: the daemon user's home (a client of another uid)");
+	/* The agents of a session keep their state in its workspace
+	 * (agent.c); the daemon user's own (logins, conversations, settings)
+	 * is no session's to read or write. */
+	for (size_t i = 0; home && c->trusted && i < agent_profiles_len; i++)
+		for (const char *const *st = agent_profiles[i].state; st && *st; st++) {
+			_cleanup_free_ char *path = xasprintf("%s%s", home, *st + 1);
+			rule_list_add(&rules, path, ACCESS_EXCLUDE, LAYER_CLI,
+				      "serve: the daemon user's agent state");
+		}
+	if (home && c->trusted) {
+		_cleanup_free_ char *path = xasprintf("%s/.claude.json", home);
+		rule_list_add(&rules, path, ACCESS_EXCLUDE, LAYER_CLI,
+			      "serve: the daemon user's agent state");
+	}
 	/* The daemon's credentials (serve --credential), but for one whose
 	 * base URL the session's env sets: that endpoint wins (API.md). */
 	static const struct {
