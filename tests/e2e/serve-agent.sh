@@ -318,6 +318,17 @@ def main():
     sk = os.path.join(ws, ".claude", "skills")
     check(sorted(os.listdir(sk)) == ["good-skill"], "copied:", os.listdir(sk))
     check(os.access(os.path.join(sk, "good-skill", "scripts", "run.sh"), os.X_OK), "the script lost its mode")
+    # Inside, the agent reads the skills and cannot change them.
+    r = c.exec(sid, ["sh", "-c", "head -2 .claude/skills/good-skill/SKILL.md; "
+                     "echo x > .claude/skills/good-skill/SKILL.md || echo refused; "
+                     "mkdir .claude/skills/planted || echo refused"])
+    check(r["stdout"] == b"---\nname: good-skill\nrefused\nrefused\n", "inside:", r)
+    # A second run copies them again (the skills directory may change).
+    with open(d + "/good-skill/SKILL.md", "a") as f:
+        f.write("more\n")
+    ev, done = c.agent_run(sid, "STANDIN: text")
+    r = c.exec(sid, ["tail", "-1", ".claude/skills/good-skill/SKILL.md"])
+    check(r["stdout"] == b"more\n", "the second run's copy, inside:", r)
     check(c.error("skills/validate", {"dir": d + "/nope"}) in (-32002, -32602, -32603), "a missing dir")
 run(main)
 PY

@@ -498,32 +498,6 @@ static int strv_param(struct json_object *params, const char *name, struct strv 
 	return rpc_param_argv(params, name, false, out, err);
 }
 
-/* Makes dir (one level, relative) beneath the workspace, never through a
- * symlink the agent planted there. */
-static int state_dir(struct session *s, const char *name, struct error *err)
-{
-	int d = openat(s->workspace_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (d < 0)
-		return error_errno(err, ERROR_SETUP, errno, "the workspace");
-	_cleanup_free_ char *copy = xstrdup(name);
-	for (char *part = strtok(copy, "/"); part; part = strtok(NULL, "/")) {
-		if (mkdirat(d, part, 0700) < 0 && errno != EEXIST) {
-			int e = errno;
-			close(d);
-			return error_errno(err, ERROR_SETUP, e, "making %s in the workspace", name);
-		}
-		int next = openat(d, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int e = errno;
-		close(d);
-		if (next < 0)
-			return error_errno(err, ERROR_DENIED, e == ELOOP ? ENOTDIR : e,
-					   "%s in the workspace is not a directory", name);
-		d = next;
-	}
-	close(d);
-	return 0;
-}
-
 static const char *sandbox_env(const struct session *s, const char *name)
 {
 	size_t n = strlen(name);
@@ -672,7 +646,7 @@ int agent_run_method(struct server *srv, struct conn *c, struct json_object *par
 	if (req.kind == AGENT_CODEX)
 		codex_options(s, &r->argv);
 	const char *state = req.kind == AGENT_CLAUDE ? STATE_DIR "/claude" : STATE_DIR "/codex";
-	if (state_dir(s, state, err) < 0) {
+	if (session_mkdirs(s, state, 0700, err) < 0) {
 		run_free(srv, r);
 		return -1;
 	}

@@ -258,6 +258,9 @@ serve_method fs_read_method, fs_write_method, fs_list_method, fs_stat_method, fs
 struct session *session_find(struct server *srv, struct conn *c, const char *id, bool live,
 			     struct error *err);
 void session_touch(struct session *s);
+/* Makes the directories of rel (relative) beneath the workspace, never
+ * through a symlink planted there. */
+int session_mkdirs(struct session *s, const char *rel, mode_t mode, struct error *err);
 /* The session's sandbox has ended, or must: kill and forget processes. */
 void session_end(struct server *srv, struct session *s, enum session_state state,
 		 const char *reason);

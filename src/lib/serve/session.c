@@ -619,6 +619,31 @@ static int refuse_later(struct json_object *params, struct error *err)
 	return 0;
 }
 
+int session_mkdirs(struct session *s, const char *rel, mode_t mode, struct error *err)
+{
+	int d = openat(s->workspace_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (d < 0)
+		return error_errno(err, ERROR_SETUP, errno, "the workspace");
+	_cleanup_free_ char *copy = xstrdup(rel);
+	char *save = NULL;
+	for (char *part = strtok_r(copy, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
+		if (mkdirat(d, part, mode) < 0 && errno != EEXIST) {
+			int e = errno;
+			close(d);
+			return error_errno(err, ERROR_SETUP, e, "making %s in the workspace", rel);
+		}
+		int next = openat(d, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(d);
+		if (next < 0)
+			return error_errno(err, ERROR_DENIED, e == ELOOP ? ENOTDIR : e,
+					   "%s in the workspace is not a directory", rel);
+		d = next;
+	}
+	close(d);
+	return 0;
+}
+
 /* At most this many hooks in each phase. */
 #define HOOKS_MAX 16
 
@@ -875,7 +900,13 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 	session_touch(s);
 	s->idle_timeout_s = (unsigned)idle;
 	s->delete_on_expire = on_expire && !strcmp(on_expire, "delete");
+	/* What the daemon writes for the agent (skills) must exist before
+	 * the sandbox starts: the workspace's agent configs are protected
+	 * inside (read-only when present, kept from being made when not), so
+	 * the daemon fills them from the host and the agent cannot change
+	 * them. */
 	if (agent_params(c, params, s, err) < 0 || workspace_open(srv, s, err) < 0 ||
+	    (s->skills_dir && session_mkdirs(s, ".claude/skills", 0755, err) < 0) ||
 	    write_policy(srv, s, policy, err) < 0 || plan(srv, c, s, &env, &limits, err) < 0 ||
 	    launch(srv, s, err) < 0) {
 		session_free(s);
