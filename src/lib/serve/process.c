@@ -629,6 +629,28 @@ static void start_params_release(struct start_params *sp)
 	strv_release(&sp->env);
 }
 
+/* A channel for a process's output: [0] ours to read, [1] its to write.
+ * An agent CLI's (an internal process's) is a socket pair: what it prints
+ * becomes events the platform bills from, and a pipe can be opened again
+ * through /proc/PID/fd/1 by any process of the sandbox (a tool the agent
+ * runs) to print lines of its own there; a socket cannot be opened. */
+static int out_channel(const struct process *p, int fds[2])
+{
+	if (!p->sink)
+		return pipe2(fds, O_CLOEXEC);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
+		return -1;
+	/* One way, as a pipe is. */
+	if (shutdown(fds[0], SHUT_WR) < 0 || shutdown(fds[1], SHUT_RD) < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
 /* The descriptors the process gets (the caller closes them) and ours. */
 static int make_streams(struct process *p, const struct start_params *sp, int child[3],
 			struct error *err)
@@ -664,11 +686,11 @@ static int make_streams(struct process *p, const struct start_params *sp, int ch
 		return 0;
 	}
 	int o[2], e[2];
-	if (pipe2(o, O_CLOEXEC) < 0)
+	if (out_channel(p, o) < 0)
 		return error_errno(err, ERROR_SETUP, errno, "pipe");
 	p->out.fd = o[0];
 	child[1] = o[1];
-	if (pipe2(e, O_CLOEXEC) < 0)
+	if (out_channel(p, e) < 0)
 		return error_errno(err, ERROR_SETUP, errno, "pipe");
 	p->err.fd = e[0];
 	child[2] = e[1];
