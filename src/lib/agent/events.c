@@ -497,8 +497,10 @@ static void codex_tool_call(struct agent_stream *st, struct json_object *item, c
 			    void *ctx)
 {
 	const char *id = get_str(item, "id");
-	if (id && strv_contains(&st->announced, id))
+	if (id && strv_contains(&st->announced, id)) {
+		json_object_put(input);
 		return;
+	}
 	ids_add(&st->announced, id);
 	struct json_object *e = event_new("tool_call");
 	add(e, "callId", copy_str(item, "id"));
