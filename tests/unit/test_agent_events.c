@@ -126,6 +126,14 @@ static const struct fixture_case {
     /* An outage: subtype "success" but is_error, and exit 1. */
     {"claude-outage.jsonl", AGENT_CLAUDE, false, "started retry error result", EXITED(1), "true",
      "0", "0", "0", "\"api_error\""},
+    /* Killed while the stand-in never answered: no result line. */
+    {"claude-hang.jsonl", AGENT_CLAUDE, false, "started result", SIGKILL, "true", "null", "0", "0",
+     "\"signal\""},
+    /* SIGINT: the CLI's own error result, exit 0. */
+    {"claude-interrupt.jsonl", AGENT_CLAUDE, false, "started error result", EXITED(0), "true", "0",
+     "0", "0", "\"aborted_streaming\""},
+    {"codex-hang.jsonl", AGENT_CODEX, false, "started result", SIGKILL, "true", "null", "0", "0",
+     "\"signal\""},
     {"codex-text.jsonl", AGENT_CODEX, false, "started text result", EXITED(0), "false", "null",
      "10", "5", "\"completed\""},
     {"codex-command.jsonl", AGENT_CODEX, false, "started tool_call tool_result text result",
