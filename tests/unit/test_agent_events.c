@@ -190,6 +190,9 @@ static void agent_stream_maps_each_real_transcript(void **state)
 				fail_msg("%s: completion %s is %s, wanted %s", fc->file,
 					 fields[k].key, got, fields[k].want);
 		}
+		/* Every run, failed or not, says something in its result. */
+		if (!json_object_is_type(json_object_object_get(done, "result"), json_type_string))
+			fail_msg("%s: completion result %s", fc->file, str_at(done, "result"));
 		/* The result event and the completion agree on the money. */
 		struct json_object *result = find(&c, "result");
 		assert_string_equal(str_at(result, "usage"), str_at(done, "usage"));
