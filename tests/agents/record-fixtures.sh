@@ -95,6 +95,9 @@ CLAUDE_CODE_MAX_RETRIES=1 claude claude-outage -- "STANDIN: outage 529"
 SECS=8 claude claude-hang -- "STANDIN: hang"
 codex codex-text -- "say hello"
 codex codex-command --dangerously-bypass-approvals-and-sandbox -- "STANDIN: bash echo fixture-ran"
+codex codex-mcp -c 'mcp_servers.tiny.command="python3"' \
+	-c "mcp_servers.tiny.args=[\"$tmp/mcp_server.py\"]" --dangerously-bypass-approvals-and-sandbox \
+	-- 'STANDIN: mcp tiny echo {"text":"hi"}'
 codex codex-outage -- "STANDIN: outage 500"
 SECS=8 codex codex-hang -- "STANDIN: hang"
 

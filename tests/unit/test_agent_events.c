@@ -138,6 +138,8 @@ static const struct fixture_case {
      "10", "5", "\"completed\""},
     {"codex-command.jsonl", AGENT_CODEX, false, "started tool_call tool_result text result",
      EXITED(0), "false", "null", "20", "10", "\"completed\""},
+    {"codex-mcp.jsonl", AGENT_CODEX, false, "started tool_call tool_result text result", EXITED(0),
+     "false", "null", "20", "10", "\"completed\""},
     {"codex-outage.jsonl", AGENT_CODEX, false,
      "started retry retry retry retry retry error error result", EXITED(1), "true", "null", "0",
      "0", "\"turn_failed\""},
@@ -384,6 +386,23 @@ static void agent_stream_survives_lines_of_the_wrong_shape(void **state)
 
 static void agent_stream_splits_mcp_tool_names(void **state)
 {
+	/* Codex names the server and the tool itself. */
+	size_t codex_len;
+	_cleanup_free_ char *codex = fixture("codex-mcp.jsonl", &codex_len);
+	const struct fixture_case codex_fc = {.file = "codex-mcp.jsonl", .kind = AGENT_CODEX};
+	struct collected cc;
+	collected_init(&cc);
+	json_object_put(run(&codex_fc, codex, codex_len, 0, 0, false, &cc));
+	unit_assert_contains(strbuf_str(&cc.lines),
+			     "{\"type\":\"tool_call\",\"callId\":\"item_0\",\"name\":\"echo\","
+			     "\"server\":\"tiny\",\"input\":{\"text\":\"hi\"}}",
+			     "codex mcp call");
+	unit_assert_contains(strbuf_str(&cc.lines),
+			     "\"callId\":\"item_0\",\"isError\":false,\"text\":\"echo: "
+			     "{\\\"text\\\": \\\"hi\\\"}\"",
+			     "codex mcp result");
+	collected_release(&cc);
+
 	size_t len;
 	_cleanup_free_ char *text = fixture("claude-mcp.jsonl", &len);
 	const struct fixture_case fc = {.file = "claude-mcp.jsonl", .kind = AGENT_CLAUDE};
