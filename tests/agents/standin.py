@@ -33,7 +33,8 @@ user message's text (not in tool results):
                            object as input; when Claude Code defers it behind
                            ToolSearch, first a ToolSearch tool_use
                            "select:mcp__SERVER__TOOL"; then text quoting the
-                           tool's result
+                           tool's result; Codex gets an `exec` script calling
+                           tools.mcp__SERVER__TOOL
 """
 
 import argparse
@@ -317,6 +318,24 @@ def openai_tool_call(req, command):
     return None
 
 
+def openai_mcp_call(req, args):
+    """Codex defers MCP tools behind its code-mode `exec` tool: a script
+    calling tools.mcp__SERVER__TOOL(input) and printing the result."""
+    kinds = {n: t for t, n in openai_tool_names(req)}
+    if kinds.get("exec") != "custom":
+        return None
+    server, _, rest = args.partition(" ")
+    tool, _, arg = rest.strip().partition(" ")
+    try:
+        tool_input = json.loads(arg) if arg.strip() else {}
+    except ValueError:
+        tool_input = {}
+    script = ("const r = await tools[%s](%s);\ntext(JSON.stringify(r));\n"
+              % (json.dumps("mcp__%s__%s" % (server, tool)), json.dumps(tool_input)))
+    return {"type": "custom_tool_call", "id": "ctc_standin01", "call_id": "call_standin01",
+            "name": "exec", "input": script, "status": "completed"}
+
+
 def openai_items(req):
     items = req.get("input")
     if not isinstance(items, list):
@@ -325,6 +344,10 @@ def openai_items(req):
     what, args = scenario(items)
     if result is None and what == "bash" and args:
         call = openai_tool_call(req, args)
+        if call:
+            return [call]
+    if result is None and what == "mcp":
+        call = openai_mcp_call(req, args)
         if call:
             return [call]
     text = HELLO if result is None else "%s %s %s" % (HELLO, TOOL_MARK, result)

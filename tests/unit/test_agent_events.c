@@ -126,10 +126,20 @@ static const struct fixture_case {
     /* An outage: subtype "success" but is_error, and exit 1. */
     {"claude-outage.jsonl", AGENT_CLAUDE, false, "started retry error result", EXITED(1), "true",
      "0", "0", "0", "\"api_error\""},
+    /* Killed while the stand-in never answered: no result line. */
+    {"claude-hang.jsonl", AGENT_CLAUDE, false, "started result", SIGKILL, "true", "null", "0", "0",
+     "\"signal\""},
+    /* SIGINT: the CLI's own error result, exit 0. */
+    {"claude-interrupt.jsonl", AGENT_CLAUDE, false, "started error result", EXITED(0), "true", "0",
+     "0", "0", "\"aborted_streaming\""},
+    {"codex-hang.jsonl", AGENT_CODEX, false, "started result", SIGKILL, "true", "null", "0", "0",
+     "\"signal\""},
     {"codex-text.jsonl", AGENT_CODEX, false, "started text result", EXITED(0), "false", "null",
      "10", "5", "\"completed\""},
     {"codex-command.jsonl", AGENT_CODEX, false, "started tool_call tool_result text result",
      EXITED(0), "false", "null", "20", "10", "\"completed\""},
+    {"codex-mcp.jsonl", AGENT_CODEX, false, "started tool_call tool_result text result", EXITED(0),
+     "false", "null", "20", "10", "\"completed\""},
     {"codex-outage.jsonl", AGENT_CODEX, false,
      "started retry retry retry retry retry error error result", EXITED(1), "true", "null", "0",
      "0", "\"turn_failed\""},
@@ -182,6 +192,9 @@ static void agent_stream_maps_each_real_transcript(void **state)
 				fail_msg("%s: completion %s is %s, wanted %s", fc->file,
 					 fields[k].key, got, fields[k].want);
 		}
+		/* Every run, failed or not, says something in its result. */
+		if (!json_object_is_type(json_object_object_get(done, "result"), json_type_string))
+			fail_msg("%s: completion result %s", fc->file, str_at(done, "result"));
 		/* The result event and the completion agree on the money. */
 		struct json_object *result = find(&c, "result");
 		assert_string_equal(str_at(result, "usage"), str_at(done, "usage"));
@@ -373,6 +386,23 @@ static void agent_stream_survives_lines_of_the_wrong_shape(void **state)
 
 static void agent_stream_splits_mcp_tool_names(void **state)
 {
+	/* Codex names the server and the tool itself. */
+	size_t codex_len;
+	_cleanup_free_ char *codex = fixture("codex-mcp.jsonl", &codex_len);
+	const struct fixture_case codex_fc = {.file = "codex-mcp.jsonl", .kind = AGENT_CODEX};
+	struct collected cc;
+	collected_init(&cc);
+	json_object_put(run(&codex_fc, codex, codex_len, 0, 0, false, &cc));
+	unit_assert_contains(strbuf_str(&cc.lines),
+			     "{\"type\":\"tool_call\",\"callId\":\"item_0\",\"name\":\"echo\","
+			     "\"server\":\"tiny\",\"input\":{\"text\":\"hi\"}}",
+			     "codex mcp call");
+	unit_assert_contains(strbuf_str(&cc.lines),
+			     "\"callId\":\"item_0\",\"isError\":false,\"text\":\"echo: "
+			     "{\\\"text\\\": \\\"hi\\\"}\"",
+			     "codex mcp result");
+	collected_release(&cc);
+
 	size_t len;
 	_cleanup_free_ char *text = fixture("claude-mcp.jsonl", &len);
 	const struct fixture_case fc = {.file = "claude-mcp.jsonl", .kind = AGENT_CLAUDE};

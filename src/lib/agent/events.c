@@ -442,7 +442,12 @@ static bool claude_result(struct agent_stream *st, struct json_object *j, agent_
 	}
 	struct json_object *e = event_new("result");
 	add(e, "isError", json_object_new_boolean(get_bool(j, "is_error")));
-	add(e, "result", copy_str(j, "result"));
+	/* An interrupted run has no result text: its first error says why. */
+	struct json_object *text = copy_str(j, "result");
+	struct json_object *first = errors ? json_object_array_get_idx(errors, 0) : NULL;
+	if (!text && json_object_is_type(first, json_type_string))
+		text = json_object_new_string(json_object_get_string(first));
+	add(e, "result", text);
 	add(e, "numTurns", copy_number(j, "num_turns"));
 	add(e, "totalCostUsd", copy_number(j, "total_cost_usd"));
 	add(e, "usage", claude_usage(get_obj(j, "usage")));
@@ -497,8 +502,10 @@ static void codex_tool_call(struct agent_stream *st, struct json_object *item, c
 			    void *ctx)
 {
 	const char *id = get_str(item, "id");
-	if (id && strv_contains(&st->announced, id))
+	if (id && strv_contains(&st->announced, id)) {
+		json_object_put(input);
 		return;
+	}
 	ids_add(&st->announced, id);
 	struct json_object *e = event_new("tool_call");
 	add(e, "callId", copy_str(item, "id"));
