@@ -140,7 +140,7 @@ def main():
     calls = [e for e in of_type(ev, "tool_call") if e["name"] == "Write"]
     check(calls, "the attempt is not in the events:", show(ev))
     res = [e for e in of_type(ev, "tool_result") if e["callId"] == calls[0]["callId"]]
-    check(res and res[0]["isError"], "the refusal is not in the events:", show(ev))
+    check(res and res[0]["isError"] and res[0].get("denied") is True, "the refusal is not in the events:", show(ev))
     blocked = [r for r in audit("agent_tool_blocked") if r["runId"] == done["runId"]]
     check(blocked and blocked[0]["tool"] == "Write", "no agent_tool_blocked record:", blocked)
     # The same write allowed does happen: the test can fail.

@@ -28,6 +28,8 @@
 #define RUN_GRACE_MS 5000
 /* What a hook may take when the run gives no timeout. */
 #define HOOK_TIMEOUT_MS (10ull * 60 * 1000)
+/* Tool calls of a run remembered for their results' audit records. */
+#define RUN_CALLS_KEPT 4096
 /* The last bytes of the CLI's stderr kept for an error result. */
 #define STDERR_TAIL 4096
 /* Where the agents keep their state: in the workspace, so that a chat's
@@ -47,6 +49,7 @@ struct agent_run {
 	struct process *proc; /* the step running, or NULL between steps */
 	struct strv argv, env;
 	struct strv disallowed;
+	struct strv calls;	  /* callId, tool name, ... of the run's tool calls */
 	struct strv skills;	  /* installed for this run */
 	struct strv skill_errors; /* said as error events at the start */
 	bool begun;		  /* the first step has been started */
@@ -70,6 +73,7 @@ static void run_free(struct server *srv, struct agent_run *r)
 	strv_release(&r->argv);
 	strv_release(&r->env);
 	strv_release(&r->disallowed);
+	strv_release(&r->calls);
 	strv_release(&r->skills);
 	strv_release(&r->skill_errors);
 	if (r->stream)
@@ -133,22 +137,32 @@ static void emit(void *ctx, struct json_object *ev)
 		if (has_server)
 			json_object_object_add(f, "server", json_object_get(server));
 		json_object_object_add(f, "callId", json_object_get(id));
-		/* A tool the run disallows: the CLI refuses it; this says
-		 * the agent tried. */
-		bool blocked = n && strv_has(&r->disallowed, n);
-		json_object_object_add(f, "blocked", json_object_new_boolean(blocked));
-		audit_run(srv, r, blocked ? "agent_tool_blocked" : "agent_tool_call", f);
-	} else if (!strcmp(type, "result")) {
-		struct json_object *denials;
-		if (json_object_object_get_ex(ev, "permissionDenials", &denials) &&
-		    json_object_is_type(denials, json_type_array))
-			for (size_t i = 0; i < json_object_array_length(denials); i++) {
-				struct json_object *f = json_object_new_object();
-				json_object_object_add(
-				    f, "denial",
-				    json_object_get(json_object_array_get_idx(denials, i)));
-				audit_run(srv, r, "agent_tool_denied", f);
-			}
+		json_object_object_add(f, "disallowed",
+				       json_object_new_boolean(n && strv_has(&r->disallowed, n)));
+		audit_run(srv, r, "agent_tool_call", f);
+		/* Remembered for the result: which tool a refusal was for. */
+		if (r->calls.len < 2 * RUN_CALLS_KEPT) {
+			const char *cid = json_object_get_string(id);
+			strv_push(&r->calls, cid ? cid : "");
+			strv_push(&r->calls, n ? n : "");
+		}
+	} else if (!strcmp(type, "tool_result")) {
+		struct json_object *denied, *id;
+		if (json_object_object_get_ex(ev, "denied", &denied) &&
+		    json_object_get_boolean(denied)) {
+			/* The CLI refused the call (a disallowed tool, a permission
+			 * rule): the agent tried, and the log says so. */
+			json_object_object_get_ex(ev, "callId", &id);
+			const char *cid = json_object_get_string(id);
+			const char *tool = "";
+			for (size_t i = 0; cid && i + 1 < r->calls.len; i += 2)
+				if (!strcmp(r->calls.items[i], cid))
+					tool = r->calls.items[i + 1];
+			struct json_object *f = json_object_new_object();
+			json_object_object_add(f, "tool", json_object_new_string(tool));
+			json_object_object_add(f, "callId", json_object_get(id));
+			audit_run(srv, r, "agent_tool_blocked", f);
+		}
 	}
 	struct json_object *params = json_object_new_object();
 	json_object_object_add(params, "runId", json_object_new_string(r->id));
@@ -635,6 +649,7 @@ int agent_run_method(struct server *srv, struct conn *c, struct json_object *par
 	r->disallowed = disallowed;
 	disallowed = (struct strv)STRV_INIT;
 	r->skills = (struct strv)STRV_INIT;
+	r->calls = (struct strv)STRV_INIT;
 	r->skill_errors = (struct strv)STRV_INIT;
 	r->stderr_tail = (struct strbuf)STRBUF_INIT;
 	r->timer = (struct watch){.ready = timer_ready, .fd = -1};
