@@ -115,6 +115,7 @@ struct session {
 	char *ended_reason;    /* why it closed, for the log and errors */
 	struct pending *waiting_create, *waiting_close;
 	struct process *processes;
+	struct mcp_session *mcp; /* its mcpServers (serve/mcp.h), or NULL */
 	struct session *next;
 };
 
@@ -153,6 +154,7 @@ struct process {
 };
 
 struct gc_job;
+struct mcp_bridge;
 
 struct server {
 	const struct serve_options *o;
@@ -170,6 +172,7 @@ struct server {
 	struct conn *dead_conns;
 	struct process *dead_processes;
 	struct session *dead_sessions;
+	struct mcp_bridge *mcp_dead; /* MCP bridges ended (serve/mcp.c) */
 	uint64_t next_conn;
 	struct session *sessions;
 	size_t sessions_live;

@@ -31,6 +31,7 @@
 #include "sandbox/launch.h"
 #include "sandbox/prepare.h"
 #include "serve/internal.h"
+#include "serve/mcp.h"
 #include "workspace/instance.h"
 
 /* How long a closed session stays visible to session/get. */
@@ -120,6 +121,7 @@ struct session *session_find(struct server *srv, struct conn *c, const char *id,
 
 void session_free(struct session *s)
 {
+	mcp_session_free(s->mcp);
 	if (s->planned)
 		sandbox_spec_release(&s->spec);
 	if (s->workspace_fd >= 0)
@@ -443,6 +445,7 @@ static void child_ready(struct server *srv, struct watch *w, uint32_t events)
 	serve_close_watch(srv, w);
 	srv->sessions_live--;
 	s->supervisor = 0;
+	mcp_session_end(srv, s);
 	bool was_starting = s->state == SESSION_STARTING;
 	if (was_starting) {
 		const char *t = strbuf_str(&s->ready_text);
@@ -587,7 +590,7 @@ static int limits_param(struct json_object *params, struct limit_request *l, str
 
 static int refuse_later(struct json_object *params, struct error *err)
 {
-	static const char *const later[] = {"skills", "mcpServers", "hooks"};
+	static const char *const later[] = {"skills", "hooks"};
 	for (size_t i = 0; i < ARRAY_SIZE(later); i++) {
 		struct json_object *v;
 		if (json_object_object_get_ex(params, later[i], &v) &&
@@ -648,6 +651,7 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 	    .agent = "none",
 	    .limits = limits,
 	};
+	mcp_session_binds(s->mcp, &req.run_bind_dirs, &req.run_bind_names);
 	for (int round = 0; round < 2; round++) {
 		if (sandbox_plan(&req, &s->spec, err) < 0)
 			return error_prefix(err, "policy");
@@ -734,6 +738,9 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 	if (on_expire && strcmp(on_expire, "delete") && strcmp(on_expire, "retain"))
 		return error_set(err, ERROR_USAGE,
 				 "lifecycle.onExpire must be \"delete\" or \"retain\"");
+	struct mcp_session *mcp = NULL;
+	if (mcp_param(params, c->trusted, &mcp, err) < 0)
+		return -1;
 
 	struct session *s = xcalloc(1, sizeof(*s));
 	s->workspace_fd = -1;
@@ -750,8 +757,11 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 	session_touch(s);
 	s->idle_timeout_s = (unsigned)idle;
 	s->delete_on_expire = on_expire && !strcmp(on_expire, "delete");
+	s->mcp = mcp;
 	if (workspace_open(srv, s, err) < 0 || write_policy(srv, s, policy, err) < 0 ||
-	    plan(srv, c, s, &env, &limits, err) < 0 || launch(srv, s, err) < 0) {
+	    mcp_session_open(s->mcp, srv->state_dir, s->id, err) < 0 ||
+	    plan(srv, c, s, &env, &limits, err) < 0 || launch(srv, s, err) < 0 ||
+	    mcp_session_start(srv, s, err) < 0) {
 		session_free(s);
 		return -1;
 	}
