@@ -33,6 +33,7 @@ const char cli_usage[] =
     "       agent-sandbox serve [--socket PATH|--stdio]   the executor API for platforms\n"
     "       agent-sandbox rpc [--socket PATH] [--owner NAME] [--follow] METHOD [JSON|-]\n"
     "                                           one call to the executor API\n"
+    "       agent-sandbox mcp-bridge NAME              inside a session: its MCP server NAME\n"
     "       agent-sandbox --branch NAME [--from REF] CMD...   run CMD in a worktree of\n"
     "                                                  this repository for branch NAME\n"
     "       agent-sandbox checkout NAME [--from REF]   make that worktree; print its path\n"
@@ -208,6 +209,7 @@ static const struct {
     /* serve and rpc read their own arguments (cli->command). */
     {"serve", VERB_SERVE, false},
     {"rpc", VERB_RPC, false},
+    {"mcp-bridge", VERB_MCP_BRIDGE, false},
 };
 
 static int parse_bool(const char *flag, const char *value, bool *out, struct error *err)
@@ -711,6 +713,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct error *err)
 	case VERB_EXEC_INTO:
 	case VERB_SERVE:
 	case VERB_RPC:
+	case VERB_MCP_BRIDGE:
 		return 0;
 	case VERB_RUN:
 		if (!cli->command[0] && !verb_set) {

@@ -26,8 +26,9 @@ enum verb {
 	VERB_CHECKOUT, /* branch mode: provision a worktree */
 	VERB_BRANCHES,
 	VERB_GC,
-	VERB_SERVE, /* the executor API daemon */
-	VERB_RPC,   /* one call to it */
+	VERB_SERVE,	 /* the executor API daemon */
+	VERB_RPC,	 /* one call to it */
+	VERB_MCP_BRIDGE, /* inside a session: stdio to its MCP server */
 };
 
 enum tristate {

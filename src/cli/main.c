@@ -68,6 +68,8 @@ static int run_verb(const struct cli *cli, char **envp, const struct cli_io *io,
 		return verb_serve(cli, envp, io, err);
 	case VERB_RPC:
 		return verb_rpc(cli, envp, io, err);
+	case VERB_MCP_BRIDGE:
+		return verb_mcp_bridge(cli, envp, io, err);
 	}
 	return error_set(err, ERROR_INTERNAL, "this verb is not supported yet");
 }

@@ -39,6 +39,7 @@ int verb_checkout(const struct cli *cli, char **envp, const struct cli_io *io, s
 int verb_branches(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
 int verb_serve(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
 int verb_rpc(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
+int verb_mcp_bridge(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
 int verb_gc(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
 int verb_run(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);
 int verb_policy(const struct cli *cli, char **envp, const struct cli_io *io, struct error *err);

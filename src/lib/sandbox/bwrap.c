@@ -108,6 +108,9 @@ static void render_base(const struct bwrap_input *plan, struct mount_sink *out)
 	else
 		mount_plan_tmpfs(out, SANDBOX_DIR, BWRAP_SMALL_SIZE);
 	mount_plan_bind(out, MOUNT_READ_ONLY, plan->self_exe, &plan->self_id, SANDBOX_SELF);
+	for (size_t i = 0; i < plan->run_binds_len; i++)
+		mount_plan_bind(out, MOUNT_READ_ONLY, plan->run_binds[i].source,
+				&plan->run_binds[i].id, plan->run_binds[i].dest);
 	render_audit_socket(plan, out);
 	if (out->init_binds) {
 		if (plan->stand_ins_dir)

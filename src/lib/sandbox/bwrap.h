@@ -64,6 +64,10 @@ struct bwrap_input {
 	unsigned long long address_space;  /* RLIMIT_AS of the command; 0: no limit */
 	const struct bwrap_copy *copies;   /* shown in place of the host's files */
 	size_t copies_len;
+	/* Host directories shown read-only under agent-sandbox's own
+	 * directory (dest there), like the daemon's MCP sockets. */
+	const struct bwrap_copy *run_binds;
+	size_t run_binds_len;
 	/* Each masked file's own empty stand-in, in policy order (see
 	 * secret_watch.h); a masked file without one gets empty_file. */
 	const struct bwrap_copy *stand_ins;

@@ -347,6 +347,8 @@ struct launch {
 	struct strv copy_files;
 	struct bwrap_copy *copies;
 	size_t copies_len;
+	struct bwrap_copy *run_binds; /* dest owned */
+	size_t run_binds_len;
 	struct secret_watch *secrets; /* the masked files' stand-ins */
 	struct socket_watch *sockets; /* the host sockets masked one by one */
 	struct control *control;      /* exec-into's socket, or NULL */
@@ -375,6 +377,9 @@ static void launch_release(struct launch *l)
 	free(l->copies_dir);
 	strv_release(&l->copy_files);
 	free(l->copies);
+	for (size_t i = 0; i < l->run_binds_len; i++)
+		free((char *)l->run_binds[i].dest);
+	free(l->run_binds);
 	secret_watch_free(l->secrets);
 	socket_watch_free(l->sockets);
 	free(l->empty);
@@ -428,6 +433,25 @@ static int make_copies(struct launch *l, const struct sandbox_spec *s, bool dry_
 		if (fstat(fd, &st) < 0)
 			return error_errno(err, ERROR_SETUP, errno, "identifying %s", file);
 		file_id_from_stat(&st, &l->copies[i].id);
+	}
+	return 0;
+}
+
+/* The front end's directories under agent-sandbox's own, identified now:
+ * the init checks that these very directories were bound. */
+static int make_run_binds(struct launch *l, const struct sandbox_spec *s, bool dry_run,
+			  struct error *err)
+{
+	if (!s->run_bind_dirs.len)
+		return 0;
+	l->run_binds = xcalloc(s->run_bind_dirs.len, sizeof(*l->run_binds));
+	for (size_t i = 0; i < s->run_bind_dirs.len; i++) {
+		struct bwrap_copy *b = &l->run_binds[l->run_binds_len++];
+		b->source = s->run_bind_dirs.items[i];
+		b->dest = xasprintf("%s/%s", SANDBOX_DIR, s->run_bind_names.items[i]);
+		int r = dry_run ? 0 : file_id_of(b->source, &b->id);
+		if (r < 0)
+			return error_errno(err, ERROR_SETUP, -r, "identifying %s", b->source);
 	}
 	return 0;
 }
@@ -528,7 +552,7 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 		return -1;
 	if (rundir_empty_file(env_get(s->envp, "XDG_RUNTIME_DIR"), &l->empty, err) < 0)
 		return -1;
-	if (make_copies(l, s, dry_run, err) < 0)
+	if (make_copies(l, s, dry_run, err) < 0 || make_run_binds(l, s, dry_run, err) < 0)
 		return -1;
 	if (secret_watch_prepare(&l->secrets, &s->policy, &s->secrets.found,
 				 env_get(s->envp, "XDG_RUNTIME_DIR"), dry_run, err) < 0)
@@ -592,6 +616,8 @@ static int launch_prepare(struct launch *l, const struct sandbox_spec *s,
 	    .address_space = l->limits.memory_rlimit ? s->limits.memory_bytes : 0,
 	    .copies = l->copies,
 	    .copies_len = l->copies_len,
+	    .run_binds = l->run_binds,
+	    .run_binds_len = l->run_binds_len,
 	};
 	in.stand_ins = secret_watch_stand_ins(l->secrets, &in.stand_ins_len);
 	in.stand_ins_dir = secret_watch_dir(l->secrets);

@@ -22,7 +22,11 @@
 #include "agent/skills.h"
 #include "base/cleanup.h"
 #include "base/xalloc.h"
+#include "inside/inside.h"
 #include "serve/internal.h"
+#include "serve/mcp.h"
+
+DEFINE_CLEANUP_PTR_FUNC(struct json_object *, json_object_put)
 
 /* After SIGINT, and again after SIGTERM, before the next signal. */
 #define RUN_GRACE_MS 5000
@@ -528,9 +532,21 @@ static const char *sandbox_env(const struct session *s, const char *name)
  * provider, a provider of its own at the sandbox's OPENAI_BASE_URL (the
  * credential's endpoint, or the session's env), as the codex profile
  * does for the CLI. Inserted after "exec", before the prompt's "--". */
-static void codex_options(const struct session *s, struct strv *argv)
+static void codex_options(const struct session *s, struct json_object *mcp, struct strv *argv)
 {
 	_cleanup_strv_ struct strv extra = STRV_INIT;
+	/* MCP servers: the bridge inside, by name ([A-Za-z0-9_-], checked at
+	 * session/create, so a plain TOML key). */
+	if (mcp) {
+		json_object_object_foreach(mcp, name, v)
+		{
+			(void)v;
+			strv_push(&extra, "-c");
+			strv_pushf(&extra, "mcp_servers.%s.command=\"%s\"", name, SANDBOX_SELF);
+			strv_push(&extra, "-c");
+			strv_pushf(&extra, "mcp_servers.%s.args=[\"mcp-bridge\",\"%s\"]", name, name);
+		}
+	}
 	strv_push(&extra, "--skip-git-repo-check");
 	strv_push(&extra, "--sandbox");
 	strv_push(&extra, "danger-full-access");
@@ -634,6 +650,15 @@ int agent_run_method(struct server *srv, struct conn *c, struct json_object *par
 		return 1;
 	}
 	req.command = s->agent_command[req.kind];
+	/* The session's MCP servers, through the bridge: Claude Code reads the
+	 * .mcp.json written at session/create, Codex takes them as options
+	 * (codex_options). */
+	_cleanup_(json_object_putp) struct json_object *mcp = mcp_servers_json(s);
+	_cleanup_free_ char *mcp_config = NULL;
+	if (mcp && req.kind == AGENT_CLAUDE) {
+		mcp_config = xasprintf("%s/.mcp.json", s->workspace);
+		req.mcp_config = mcp_config;
+	}
 
 	_cleanup_strv_ struct strv argv = STRV_INIT;
 	if (agent_command(&req, &argv, err) < 0)
@@ -659,7 +684,7 @@ int agent_run_method(struct server *srv, struct conn *c, struct json_object *par
 	r->argv = argv;
 	argv = (struct strv)STRV_INIT;
 	if (req.kind == AGENT_CODEX)
-		codex_options(s, &r->argv);
+		codex_options(s, mcp, &r->argv);
 	const char *state = req.kind == AGENT_CLAUDE ? STATE_DIR "/claude" : STATE_DIR "/codex";
 	if (session_mkdirs(s, state, 0700, err) < 0) {
 		run_free(srv, r);

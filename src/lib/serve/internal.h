@@ -122,6 +122,7 @@ struct session {
 	size_t hooks_before_len, hooks_after_len;
 	char *skills_dir;
 	char *agent_command[2]; /* the policy's agents.NAME.command, or NULL */
+	struct mcp_session *mcp; /* its mcpServers (serve/mcp.h), or NULL */
 	struct session *next;
 };
 
@@ -185,6 +186,7 @@ struct process {
 };
 
 struct gc_job;
+struct mcp_bridge;
 
 struct server {
 	const struct serve_options *o;
@@ -202,6 +204,7 @@ struct server {
 	struct conn *dead_conns;
 	struct process *dead_processes;
 	struct session *dead_sessions;
+	struct mcp_bridge *mcp_dead; /* MCP bridges ended (serve/mcp.c) */
 	uint64_t next_conn;
 	struct session *sessions;
 	size_t sessions_live;

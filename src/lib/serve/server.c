@@ -24,6 +24,7 @@
 #include "base/xalloc.h"
 #include "sandbox/rundir.h"
 #include "serve/internal.h"
+#include "serve/mcp.h"
 
 #define READ_CHUNK (64u * 1024)
 
@@ -538,6 +539,7 @@ static void conn_out_ready(struct server *srv, struct watch *w, uint32_t events)
 
 static void reap(struct server *srv)
 {
+	mcp_reap(srv);
 	while (srv->dead_conns) {
 		struct conn *c = srv->dead_conns;
 		srv->dead_conns = c->next;

@@ -32,6 +32,7 @@
 #include "sandbox/prepare.h"
 #include "policy/agent_profile.h"
 #include "serve/internal.h"
+#include "serve/mcp.h"
 #include "workspace/instance.h"
 
 /* How long a closed session stays visible to session/get. */
@@ -123,6 +124,7 @@ struct session *session_find(struct server *srv, struct conn *c, const char *id,
 
 void session_free(struct session *s)
 {
+	mcp_session_free(s->mcp);
 	for (size_t i = 0; i < s->hooks_before_len; i++)
 		strv_release(&s->hooks_before[i]);
 	for (size_t i = 0; i < s->hooks_after_len; i++)
@@ -455,6 +457,7 @@ static void child_ready(struct server *srv, struct watch *w, uint32_t events)
 	serve_close_watch(srv, w);
 	srv->sessions_live--;
 	s->supervisor = 0;
+	mcp_session_end(srv, s);
 	bool was_starting = s->state == SESSION_STARTING;
 	if (was_starting) {
 		const char *t = strbuf_str(&s->ready_text);
@@ -598,17 +601,8 @@ static int limits_param(struct json_object *params, struct limit_request *l, str
 	return 0;
 }
 
-static int refuse_later(struct json_object *params, struct error *err)
+static int backend_param(struct json_object *params, struct error *err)
 {
-	static const char *const later[] = {"mcpServers"};
-	for (size_t i = 0; i < ARRAY_SIZE(later); i++) {
-		struct json_object *v;
-		if (json_object_object_get_ex(params, later[i], &v) &&
-		    !json_object_is_type(v, json_type_null))
-			return error_set(err, ERROR_USAGE,
-					 "%s is not supported by this daemon: leave it out",
-					 later[i]);
-	}
 	const char *backend = NULL;
 	if (rpc_param_string(params, "backend", false, &backend, err) < 0)
 		return -1;
@@ -795,6 +789,7 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 	    .docker = REQUEST_UNSET,
 	    .read_only = REQUEST_UNSET,
 	};
+	mcp_session_binds(s->mcp, &req.run_bind_dirs, &req.run_bind_names);
 	for (int round = 0; round < 2; round++) {
 		if (sandbox_plan(&req, &s->spec, err) < 0)
 			return error_prefix(err, "policy");
@@ -840,7 +835,7 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 		   struct pending **pending, struct json_object **result, struct error *err)
 {
 	const char *user, *chat;
-	if (key_param(params, &user, &chat, err) < 0 || refuse_later(params, err) < 0)
+	if (key_param(params, &user, &chat, err) < 0 || backend_param(params, err) < 0)
 		return -1;
 	for (struct session *s = srv->sessions; s; s = s->next) {
 		if (!live(s) || strcmp(s->owner, c->owner) || strcmp(s->user, user) ||
@@ -884,6 +879,9 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 	if (on_expire && strcmp(on_expire, "delete") && strcmp(on_expire, "retain"))
 		return error_set(err, ERROR_USAGE,
 				 "lifecycle.onExpire must be \"delete\" or \"retain\"");
+	struct mcp_session *mcp = NULL;
+	if (mcp_param(params, c->trusted, &mcp, err) < 0)
+		return -1;
 
 	struct session *s = xcalloc(1, sizeof(*s));
 	s->workspace_fd = -1;
@@ -900,15 +898,19 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 	session_touch(s);
 	s->idle_timeout_s = (unsigned)idle;
 	s->delete_on_expire = on_expire && !strcmp(on_expire, "delete");
-	/* What the daemon writes for the agent (skills) must exist before
-	 * the sandbox starts: the workspace's agent configs are protected
-	 * inside (read-only when present, kept from being made when not), so
-	 * the daemon fills them from the host and the agent cannot change
-	 * them. */
+	s->mcp = mcp;
+	/* What the daemon writes for the agent (skills, .mcp.json) must exist
+	 * before the sandbox starts: the workspace's agent configs are
+	 * protected inside (read-only when present, kept from being made when
+	 * not), so the daemon fills them from the host and the agent cannot
+	 * change them. */
 	if (agent_params(c, params, s, err) < 0 || workspace_open(srv, s, err) < 0 ||
 	    (s->skills_dir && session_mkdirs(s, ".claude/skills", 0755, err) < 0) ||
-	    write_policy(srv, s, policy, err) < 0 || plan(srv, c, s, &env, &limits, err) < 0 ||
-	    launch(srv, s, err) < 0) {
+	    (s->mcp && mcp_write_config(s, s->workspace_fd, err) < 0) ||
+	    write_policy(srv, s, policy, err) < 0 ||
+	    mcp_session_open(s->mcp, srv->state_dir, s->id, err) < 0 ||
+	    plan(srv, c, s, &env, &limits, err) < 0 || launch(srv, s, err) < 0 ||
+	    mcp_session_start(srv, s, err) < 0) {
 		session_free(s);
 		return -1;
 	}

@@ -33,6 +33,29 @@
 #include "sandbox/rundir.h"
 #include "base/xalloc.h"
 
+/* The front end's directories for /run/agent-sandbox: each name one plain
+ * component that is not already taken there, each directory absolute. */
+static int run_binds_copy(const struct sandbox_request *req, struct sandbox_spec *s,
+			  struct error *err)
+{
+	static const char *const taken[] = {"agent-sandbox", "staging", "proxy.sock", "audit.sock"};
+	size_t n = req->run_bind_dirs ? req->run_bind_dirs->len : 0;
+	if (n != (req->run_bind_names ? req->run_bind_names->len : 0))
+		return error_set(err, ERROR_INTERNAL, "run binds: as many names as directories");
+	for (size_t i = 0; i < n; i++) {
+		const char *name = req->run_bind_names->items[i];
+		const char *dir = req->run_bind_dirs->items[i];
+		bool bad = !*name || strchr(name, '/') || name[0] == '.' || dir[0] != '/';
+		for (size_t k = 0; k < ARRAY_SIZE(taken); k++)
+			bad = bad || !strcmp(name, taken[k]);
+		if (bad)
+			return error_set(err, ERROR_INTERNAL, "run bind %s of %s", name, dir);
+		strv_push(&s->run_bind_names, name);
+		strv_push(&s->run_bind_dirs, dir);
+	}
+	return 0;
+}
+
 static int resolve_cwd(const struct sandbox_request *req, char **out, struct error *err)
 {
 	_cleanup_free_ char *here = getcwd(NULL, 0);
@@ -1013,6 +1036,8 @@ static int plan(const struct sandbox_request *req, struct sandbox_spec *s, struc
 	}
 	s->profile = request_profile(req, &s->profile_reason);
 	s->read_only_strict = req->read_only_strict;
+	if (run_binds_copy(req, s, err) < 0)
+		return -1;
 	if (resolve_cwd(req, &s->cwd, err) < 0)
 		return -1;
 	s->cwd_given = req->cwd != NULL;
@@ -1171,6 +1196,8 @@ void sandbox_spec_release(struct sandbox_spec *s)
 	}
 	free(s->git_config_copies);
 	strv_release(&s->command);
+	strv_release(&s->run_bind_dirs);
+	strv_release(&s->run_bind_names);
 	strv_release(&s->profile_missing);
 	strv_release(&s->profile_env);
 	strv_release(&s->profile_env_lost);

@@ -66,6 +66,9 @@ struct sandbox_request {
 	/* --memory, --cpus, --pids, --timeout, --tmp-size, checked; NULL:
 	 * none. */
 	const struct limit_request *limits;
+	/* Host directories shown read-only at /run/agent-sandbox/NAME (the
+	 * daemon's MCP sockets): names[i] for dirs[i]. May be NULL. */
+	const struct strv *run_bind_dirs, *run_bind_names;
 };
 
 /* Resource limits for the sandbox, from the config's "limits" and the
@@ -140,7 +143,10 @@ struct sandbox_spec {
 	struct git_config_copy *git_config_copies;
 	size_t git_config_copies_len;
 	struct strv command; /* what runs inside */
-	char *const *envp;   /* the request's environment (not owned) */
+	/* Host directories bound read-only at /run/agent-sandbox/NAME, by
+	 * every backend: run_bind_names[i] for run_bind_dirs[i]. */
+	struct strv run_bind_dirs, run_bind_names;
+	char *const *envp; /* the request's environment (not owned) */
 };
 
 /* Pure: reads, never writes. On error, *spec is released. */

@@ -1,0 +1,256 @@
+/* The MCP bridge's filter (mcp_filter.h). It decides from the parsed
+ * message only and forwards its own serialization of it: the bytes the
+ * agent wrote never reach the server. It never does I/O. */
+#include "serve/mcp_filter.h"
+
+#include <json-c/json.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "base/cleanup.h"
+#include "base/xalloc.h"
+
+/* JSON-RPC: invalid request, invalid params. */
+#define RPC_INVALID_REQUEST (-32600)
+#define RPC_INVALID_PARAMS (-32602)
+#define MCP_DEPTH_MAX 64
+
+DEFINE_CLEANUP_PTR_FUNC(struct json_object *, json_object_put)
+#define _cleanup_json_ _cleanup_(json_object_putp)
+
+void mcp_filter_init(struct mcp_filter *f, const char *server, const struct strv *allow)
+{
+	*f = (struct mcp_filter){.server = server, .allow = allow, .pending = STRV_INIT};
+}
+
+void mcp_filter_release(struct mcp_filter *f)
+{
+	strv_release(&f->pending);
+}
+
+void mcp_call_release(struct mcp_call *c)
+{
+	free(c->tool);
+	free(c->why);
+	*c = (struct mcp_call){0};
+}
+
+bool mcp_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (n < 1 || n > 64 || strstr(name, "__"))
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
+		    !(*p >= '0' && *p <= '9') && *p != '_' && *p != '-')
+			return false;
+	return true;
+}
+
+/* One JSON value filling the whole line, or NULL. */
+static struct json_object *parse_line(const char *line, size_t len)
+{
+	if (memchr(line, '\0', len))
+		return NULL;
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	if (!len)
+		return NULL;
+	struct json_tokener *tok = json_tokener_new_ex(MCP_DEPTH_MAX);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	struct json_object *v = json_tokener_parse_ex(tok, line, (int)len);
+	bool whole = v && json_tokener_get_error(tok) == json_tokener_success &&
+		     json_tokener_get_parse_end(tok) == len;
+	json_tokener_free(tok);
+	if (!whole) {
+		json_object_put(v);
+		return NULL;
+	}
+	return v;
+}
+
+static void put_json(struct strbuf *out, struct json_object *v)
+{
+	strbuf_addstr(out, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+								 JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static bool allowed(const struct mcp_filter *f, const char *name, size_t len)
+{
+	if (!f->allow)
+		return true;
+	for (size_t i = 0; i < f->allow->len; i++)
+		if (strlen(f->allow->items[i]) == len && !memcmp(f->allow->items[i], name, len))
+			return true;
+	return false;
+}
+
+static void reply_error(struct strbuf *out, struct json_object *id, int code, const char *msg)
+{
+	struct json_object *r = json_object_new_object();
+	json_object_object_add(r, "jsonrpc", json_object_new_string("2.0"));
+	json_object_object_add(r, "id", json_object_get(id));
+	struct json_object *e = json_object_new_object();
+	json_object_object_add(e, "code", json_object_new_int(code));
+	json_object_object_add(e, "message", json_object_new_string(msg));
+	json_object_object_add(r, "error", e);
+	put_json(out, r);
+	json_object_put(r);
+}
+
+static enum mcp_verdict refuse(struct strbuf *out, struct json_object *id, int code,
+			       const char *msg)
+{
+	if (!id)
+		return MCP_DROP; /* a notification gets no answer */
+	reply_error(out, id, code, msg);
+	return MCP_REPLY;
+}
+
+static enum mcp_verdict close_with(struct mcp_call *call, const char *why)
+{
+	call->why = xstrdup(why);
+	return MCP_CLOSE;
+}
+
+/* The id as text, to compare what the server answers with. */
+static char *id_text(struct json_object *id)
+{
+	return xstrdup(json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN));
+}
+
+static ssize_t pending_index(const struct mcp_filter *f, const char *id)
+{
+	for (size_t i = 0; i < f->pending.len; i++)
+		if (!strcmp(f->pending.items[i], id))
+			return (ssize_t)i;
+	return -1;
+}
+
+static void pending_remove(struct mcp_filter *f, size_t i)
+{
+	free(f->pending.items[i]);
+	memmove(&f->pending.items[i], &f->pending.items[i + 1],
+		(f->pending.len - i - 1) * sizeof(*f->pending.items));
+	f->pending.items[--f->pending.len] = NULL;
+}
+
+static enum mcp_verdict check_call(struct mcp_filter *f, struct json_object *msg,
+				   struct json_object *id, struct strbuf *out,
+				   struct mcp_call *call)
+{
+	call->is_call = true;
+	struct json_object *params = NULL, *name = NULL;
+	if (!json_object_object_get_ex(msg, "params", &params) ||
+	    !json_object_is_type(params, json_type_object) ||
+	    !json_object_object_get_ex(params, "name", &name) ||
+	    !json_object_is_type(name, json_type_string))
+		return refuse(out, id, RPC_INVALID_PARAMS,
+			      "tools/call needs params.name, a string");
+	const char *s = json_object_get_string(name);
+	size_t len = (size_t)json_object_get_string_len(name);
+	call->tool = xstrndup(s, len);
+	call->allowed = allowed(f, s, len) && strlen(call->tool) == len;
+	if (!call->allowed) {
+		_cleanup_free_ char *m =
+		    xasprintf("tool %s is not allowed for server %s", call->tool, f->server);
+		return refuse(out, id, RPC_INVALID_PARAMS, m);
+	}
+	return MCP_FORWARD;
+}
+
+enum mcp_verdict mcp_filter_client(struct mcp_filter *f, const char *line, size_t len,
+				   struct strbuf *out, struct mcp_call *call)
+{
+	*call = (struct mcp_call){0};
+	_cleanup_json_ struct json_object *msg = parse_line(line, len);
+	if (!msg)
+		return close_with(call, "a line that is not one JSON value");
+	if (!json_object_is_type(msg, json_type_object))
+		/* A batch (an array) would carry calls past a check made
+		 * message by message; MCP's stdio transport has none. */
+		return close_with(call, "a message that is not a JSON object (a batch?)");
+	struct json_object *method = NULL, *id = NULL;
+	bool has_method = json_object_object_get_ex(msg, "method", &method);
+	bool has_id = json_object_object_get_ex(msg, "id", &id);
+	if (has_method && !json_object_is_type(method, json_type_string))
+		return close_with(call, "a method that is not a string");
+	if (has_id && !json_object_is_type(id, json_type_string) &&
+	    !json_object_is_type(id, json_type_int) && !json_object_is_type(id, json_type_null))
+		return close_with(call, "an id that is neither a string nor an integer");
+	if (has_method) {
+		if (!strcmp(json_object_get_string(method), "tools/call")) {
+			enum mcp_verdict v = check_call(f, msg, has_id ? id : NULL, out, call);
+			if (v != MCP_FORWARD)
+				return v;
+		}
+		if (has_id) {
+			_cleanup_free_ char *key = id_text(id);
+			/* Two requests by one id: the answer to one could
+			 * pass for the other's. */
+			if (pending_index(f, key) >= 0) {
+				call->allowed = false;
+				return refuse(out, id, RPC_INVALID_REQUEST,
+					      "the id of a request still pending");
+			}
+			if (f->pending.len >= MCP_FILTER_PENDING_MAX) {
+				call->allowed = false;
+				return refuse(out, id, RPC_INVALID_REQUEST,
+					      "too many requests pending");
+			}
+			strv_push(&f->pending, key);
+		}
+	}
+	put_json(out, msg);
+	return MCP_FORWARD;
+}
+
+/* Drops the tools not allowed from a response's result.tools. */
+static void filter_message(struct mcp_filter *f, struct json_object *msg)
+{
+	struct json_object *method = NULL, *id = NULL, *result = NULL, *tools = NULL;
+	if (!json_object_is_type(msg, json_type_object))
+		return;
+	if (!json_object_object_get_ex(msg, "method", &method) &&
+	    json_object_object_get_ex(msg, "id", &id)) {
+		_cleanup_free_ char *key = id_text(id);
+		ssize_t i = pending_index(f, key);
+		if (i >= 0)
+			pending_remove(f, (size_t)i);
+	}
+	if (!f->allow || !json_object_object_get_ex(msg, "result", &result) ||
+	    !json_object_is_type(result, json_type_object) ||
+	    !json_object_object_get_ex(result, "tools", &tools))
+		return;
+	struct json_object *kept = json_object_new_array();
+	size_t n =
+	    json_object_is_type(tools, json_type_array) ? json_object_array_length(tools) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *t = json_object_array_get_idx(tools, i), *name = NULL;
+		if (json_object_is_type(t, json_type_object) &&
+		    json_object_object_get_ex(t, "name", &name) &&
+		    json_object_is_type(name, json_type_string) &&
+		    allowed(f, json_object_get_string(name),
+			    (size_t)json_object_get_string_len(name)))
+			json_object_array_add(kept, json_object_get(t));
+	}
+	json_object_object_add(result, "tools", kept);
+}
+
+enum mcp_verdict mcp_filter_server(struct mcp_filter *f, const char *line, size_t len,
+				   struct strbuf *out)
+{
+	_cleanup_json_ struct json_object *msg = parse_line(line, len);
+	if (!msg)
+		return MCP_DROP;
+	if (json_object_is_type(msg, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(msg); i++)
+			filter_message(f, json_object_array_get_idx(msg, i));
+	} else if (json_object_is_type(msg, json_type_object)) {
+		filter_message(f, msg);
+	} else {
+		return MCP_DROP;
+	}
+	put_json(out, msg);
+	return MCP_FORWARD;
+}
