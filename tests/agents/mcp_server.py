@@ -29,7 +29,11 @@ def answer(msg):
         result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
                   "serverInfo": {"name": "test-mcp", "version": "1"}}
     elif method == "tools/list":
-        result = {"tools": TOOLS, "nextCursor": "end"}
+        # Two pages, as MCP pagination has them: every tool, then none.
+        if (msg.get("params") or {}).get("cursor") == "end":
+            result = {"tools": []}
+        else:
+            result = {"tools": TOOLS, "nextCursor": "end"}
     elif method == "tools/call":
         name = msg["params"]["name"]
         text = msg["params"].get("arguments", {}).get("text", "")

@@ -17,6 +17,9 @@ export CODEX_DIR="$AGENT_CLIS/node_modules/@openai/codex-linux-x64/vendor/x86_64
 # credential test.
 . "$(dirname "$0")/../inject-lib.sh"
 AGENT_STANDIN=$(cd "$(dirname "$0")/../agents" && pwd)/standin.py
+# A small MCP stdio server that logs what reaches it.
+MCP_SERVER=$(cd "$(dirname "$0")/../agents" && pwd)/mcp_server.py
+export MCP_SERVER
 
 need_clis()
 {
@@ -384,6 +387,51 @@ def main():
 run(main)
 PY
 	grep '^#' "$T/client.out" >&2
+	stop_daemon
+}
+
+test_mcp_tool_call_round_trips_through_the_bridge_and_a_tool_not_allowed_is_refused()
+{
+	agent_daemon
+	client <<'PY'
+from serve_client import *
+from serve_agent import *
+import json, os
+def main():
+    c = Client(timeout=120); c.initialize()
+    log = os.environ["T"] + "/mcp.log"
+    servers = {"demo": {"command": [os.environ.get("SERVE_PY", "python3"), os.environ["MCP_SERVER"], log],
+                        "tools": ["echo"]}}
+    sid, ws = agent_session(c, mcpServers=servers)
+    word = "mcp-" + os.environ["MARK"]
+    ev, done = c.agent_run(sid, 'STANDIN: mcp demo echo {"text": "%s"}' % word,
+                           allowedTools=["mcp__demo__echo", "mcp__demo__secret", "ToolSearch"])
+    calls = [e for e in of_type(ev, "tool_call") if e.get("server") == "demo"]
+    check(calls and calls[0]["name"] == "echo", "no MCP tool_call:", show(ev))
+    res = [e for e in of_type(ev, "tool_result") if e["callId"] == calls[0]["callId"]]
+    check(res and word in res[0]["text"] and not res[0]["isError"], "the tool's answer:", show(ev))
+    started = of_type(ev, "started")[0]
+    check(any(m["name"] == "demo" for m in started["mcpServers"]), started["mcpServers"])
+    # secret is not in the session's tools: the bridge leaves it out of
+    # tools/list (and would refuse a call: tests/e2e/serve-mcp.sh), so
+    # the agent's call fails and never reaches the server.
+    ev, done = c.agent_run(sid, 'STANDIN: mcp demo secret {}',
+                           allowedTools=["mcp__demo__echo", "mcp__demo__secret", "ToolSearch"])
+    check(not any("SECRET-REACHED" in e.get("text", "") for e in ev), "secret reached:", show(ev))
+    calls = [e for e in of_type(ev, "tool_call") if e.get("name") == "secret"]
+    res = [e for e in of_type(ev, "tool_result") if calls and e["callId"] == calls[0]["callId"]]
+    check(res and res[0]["isError"], "the secret call did not fail:", show(ev))
+    got = [json.loads(l) for l in open(log)]
+    called = [m["params"]["name"] for m in got if m.get("method") == "tools/call"]
+    check(called == ["echo"], "what reached the server:", called)
+    recs = audit("serve_mcp_call")
+    check(any(r.get("tool") == "echo" and r.get("allowed") is True for r in recs), recs)
+    # Codex reaches the same server through the same bridge.
+    ev, done = c.agent_run(sid, 'STANDIN: mcp demo echo {"text": "codex-%s"}' % word, agent="codex")
+    check(any(("codex-" + word) in e.get("text", "") for e in of_type(ev, "tool_result")),
+          "codex's MCP call:", show(ev))
+run(main)
+PY
 	stop_daemon
 }
 

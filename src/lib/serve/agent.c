@@ -526,8 +526,9 @@ static const char *sandbox_env(const struct session *s, const char *name)
 	return NULL;
 }
 
-/* Codex inside: its own sandbox off (it cannot start inside this one;
- * this one is the boundary), no git repository required of the
+/* Codex inside: its own sandbox and approvals off (its sandbox cannot
+ * start inside this one, which is the boundary; nobody is there to
+ * approve, and without it MCP tools are not offered), no git repository required of the
  * workspace, and, since it reads no base-URL variable for its built-in
  * provider, a provider of its own at the sandbox's OPENAI_BASE_URL (the
  * credential's endpoint, or the session's env), as the codex profile
@@ -544,12 +545,12 @@ static void codex_options(const struct session *s, struct json_object *mcp, stru
 			strv_push(&extra, "-c");
 			strv_pushf(&extra, "mcp_servers.%s.command=\"%s\"", name, SANDBOX_SELF);
 			strv_push(&extra, "-c");
-			strv_pushf(&extra, "mcp_servers.%s.args=[\"mcp-bridge\",\"%s\"]", name, name);
+			strv_pushf(&extra, "mcp_servers.%s.args=[\"mcp-bridge\",\"%s\"]", name,
+				   name);
 		}
 	}
 	strv_push(&extra, "--skip-git-repo-check");
-	strv_push(&extra, "--sandbox");
-	strv_push(&extra, "danger-full-access");
+	strv_push(&extra, "--dangerously-bypass-approvals-and-sandbox");
 	const char *base = sandbox_env(s, "OPENAI_BASE_URL");
 	/* The value goes into TOML: only a plain URL is passed. */
 	if (base && !strpbrk(base, "\"\\\n\r") && !strncmp(base, "http", 4)) {

@@ -121,7 +121,7 @@ struct session {
 	struct strv *hooks_before, *hooks_after;
 	size_t hooks_before_len, hooks_after_len;
 	char *skills_dir;
-	char *agent_command[2]; /* the policy's agents.NAME.command, or NULL */
+	char *agent_command[2];	 /* the policy's agents.NAME.command, or NULL */
 	struct mcp_session *mcp; /* its mcpServers (serve/mcp.h), or NULL */
 	struct session *next;
 };
