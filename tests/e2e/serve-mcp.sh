@@ -76,7 +76,8 @@ PY
 test_mcp_socket_server_is_reached_through_the_filter()
 {
 	start_daemon
-	"$SERVE_PY" "$MCP_SERVER" "$T/sock.log" --socket "$T/mcp.sock" &
+	# Bounded: a failing test leaves nothing running.
+	timeout 60 "$SERVE_PY" "$MCP_SERVER" "$T/sock.log" --socket "$T/mcp.sock" >/dev/null 2>&1 </dev/null &
 	server=$!
 	i=0
 	while [ ! -e "$T/mcp.sock.ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -87,6 +88,7 @@ def main():
     c = Client(); c.initialize()
     sid = c.create(mcpServers={"remote": {"socket": os.environ["T"] + "/mcp.sock", "tools": ["echo"]}})["sessionId"]
     r, out = bridge(c, sid, "remote", [INIT, LIST, call(3, "echo", "via socket"), call(4, "secret")])
+    check(sorted(out) == [1, 2, 3, 4], r, out, open(log).read(), open(os.environ["XDG_STATE_HOME"] + "/agent-sandbox/audit.jsonl").read()[-1500:])
     check([t["name"] for t in out[2]["result"]["tools"]] == ["echo"], out[2])
     check(out[3]["result"]["content"][0]["text"] == "via socket", out[3])
     check("error" in out[4], out[4])

@@ -465,10 +465,6 @@ static void bridge_update(struct server *srv, struct mcp_bridge *b)
 	}
 	if (b->down.eof && !b->up.shut && !queued(&b->up))
 		side_shut(srv, &b->up, b->srv_conf->socket != NULL);
-	if (b->down.eof && b->up.shut && b->up.eof) {
-		bridge_close(srv, b);
-		return;
-	}
 	/* A side that does not read stops the other being read. */
 	bool room_down = queued(&b->down) < MCP_QUEUE_HIGH;
 	bool room_up = queued(&b->up) < MCP_QUEUE_HIGH;
