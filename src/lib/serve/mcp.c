@@ -505,10 +505,14 @@ static void bridge_close(struct server *srv, struct mcp_bridge *b)
 	b->srv_conf->bridges--;
 	side_close(srv, &b->down);
 	side_close(srv, &b->up);
-	if (b->pid > 0)
+	/* The group, and the process itself in case it has not made its
+	 * group yet. */
+	if (b->pid > 0) {
 		kill(-b->pid, SIGKILL);
-	else
+		kill(b->pid, SIGKILL);
+	} else {
 		bridge_bury(srv, b);
+	}
 }
 
 static void child_ready(struct server *srv, struct watch *w, uint32_t events)
@@ -698,6 +702,7 @@ void mcp_session_free(struct mcp_session *m)
 		m->bridges = b->next;
 		if (b->pid > 0) {
 			kill(-b->pid, SIGKILL);
+			kill(b->pid, SIGKILL);
 			waitpid(b->pid, NULL, 0);
 		}
 		if (b->child.fd >= 0)
