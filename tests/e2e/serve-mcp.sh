@@ -184,6 +184,31 @@ PY
 	stop_daemon
 }
 
+test_mcp_json_names_the_bridge_and_is_read_only_inside()
+{
+	start_daemon
+	mkdir -p "$T/data/agent-sandbox/workspaces/uid-$(id -u)/u/chat-c"
+	echo '{"mcpServers": {"own": {"command": "x"}, "demo": {"command": "evil"}}}' \
+		>"$T/data/agent-sandbox/workspaces/uid-$(id -u)/u/chat-c/.mcp.json"
+	client <<'PY'
+from mcp_client import *
+def main():
+    c = Client(); c.initialize()
+    s = c.create(mcpServers={"demo": {"command": ["true"]}})
+    check(s["hostWorkspace"].endswith("/uid-%d/u/chat-c" % os.getuid()), s)
+    r = c.exec(s["sessionId"], ["sh", "-c", "cat .mcp.json; echo '{}' > .mcp.json && echo WROTE; "
+                                "rm -f .mcp.json && echo REMOVED; true"])
+    cfg = json.loads(r["stdout"].decode().split("\n}\n")[0] + "\n}")
+    check(cfg["mcpServers"]["demo"] == {"type": "stdio", "command": BRIDGE, "args": ["mcp-bridge", "demo"]}, cfg)
+    check(cfg["mcpServers"]["own"] == {"command": "x"}, cfg)
+    check(b"WROTE" not in r["stdout"] and b"REMOVED" not in r["stdout"], r)
+    on_host = json.load(open(s["hostWorkspace"] + "/.mcp.json"))
+    check(on_host == cfg, on_host)
+run(main)
+PY
+	stop_daemon
+}
+
 test_mcp_servers_from_an_untrusted_connection_are_refused()
 {
 	[ "$(id -u)" -eq 0 ] || skip "needs root to run a client as another uid"

@@ -794,6 +794,19 @@ int mcp_write_config(struct session *s, int workspace_fd, struct error *err)
 	    xasprintf("%s\n", json_object_to_json_string_ext(
 				  root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);
+	/* The same already: left alone. The sandbox shows the file as it
+	 * was at its start (read-only, an agent config), so it is written
+	 * at session/create, before the sandbox starts. */
+	_cleanup_free_ char *now = NULL;
+	size_t now_len = 0;
+	int cur = openat(workspace_fd, MCP_CONFIG, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (cur >= 0) {
+		bool same = read_fd(cur, MCP_CONFIG_MAX, &now, &now_len) == 0 &&
+			    now_len == strlen(text) && !memcmp(now, text, now_len);
+		close(cur);
+		if (same)
+			return 0;
+	}
 	/* A new file of ours beside it, then renamed over it: the rename
 	 * replaces whatever is there (a symlink too) and follows nothing. */
 	unsigned char rnd[8];

@@ -760,6 +760,7 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 	s->mcp = mcp;
 	if (workspace_open(srv, s, err) < 0 || write_policy(srv, s, policy, err) < 0 ||
 	    mcp_session_open(s->mcp, srv->state_dir, s->id, err) < 0 ||
+	    mcp_write_config(s, s->workspace_fd, err) < 0 ||
 	    plan(srv, c, s, &env, &limits, err) < 0 || launch(srv, s, err) < 0 ||
 	    mcp_session_start(srv, s, err) < 0) {
 		session_free(s);
