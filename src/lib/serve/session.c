@@ -743,6 +743,7 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 		return -1;
 
 	struct session *s = xcalloc(1, sizeof(*s));
+	s->mcp = mcp;
 	s->workspace_fd = -1;
 	s->child.fd = s->ready.fd = s->removal.fd = -1;
 	s->ready_text = (struct strbuf)STRBUF_INIT;
@@ -757,7 +758,6 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 	session_touch(s);
 	s->idle_timeout_s = (unsigned)idle;
 	s->delete_on_expire = on_expire && !strcmp(on_expire, "delete");
-	s->mcp = mcp;
 	if (workspace_open(srv, s, err) < 0 || write_policy(srv, s, policy, err) < 0 ||
 	    mcp_session_open(s->mcp, srv->state_dir, s->id, err) < 0 ||
 	    mcp_write_config(s, s->workspace_fd, err) < 0 ||
