@@ -88,6 +88,20 @@ static ssize_t must_find(const struct strv *args, size_t end, const char *const 
 	return at;
 }
 
+/* Each sequence found, each after the one before it. */
+static void expect_in_order(const struct strv *args, size_t end, const char *const *const *expected,
+			    size_t n)
+{
+	ssize_t previous = -1;
+	for (size_t i = 0; i < n; i++) {
+		ssize_t at = must_find(args, end, expected[i], i);
+		if (at <= previous)
+			unit_fail("case %zu: <%s> at %zd, not after case %zu", i, expected[i][0],
+				  at, i - 1);
+		previous = at;
+	}
+}
+
 static void bwrap_render_isolates_namespaces_and_drops_capabilities(void **state)
 {
 	const char *const *expected[] = {
@@ -164,14 +178,7 @@ static void bwrap_render_lays_out_base_before_rules(void **state)
 	    /* Not before: a rule may mount into /dev. */
 	    SEQ("--remount-ro", "/dev"),
 	};
-	ssize_t previous = -1;
-	for (size_t i = 0; i < ARRAY_SIZE(expected); i++) {
-		ssize_t at = must_find(&args, end, expected[i], i);
-		if (at <= previous)
-			unit_fail("case %zu: <%s> at %zd, not after case %zu", i, expected[i][0],
-				  at, i - 1);
-		previous = at;
-	}
+	expect_in_order(&args, end, expected, ARRAY_SIZE(expected));
 	if (find_seq(&args, 0, end, SEQ("--bind", "/", "/")) >= 0)
 		unit_fail("the host root is writable");
 }
@@ -195,14 +202,7 @@ static void bwrap_render_binds_run_dirs_read_only_in_its_own_directory(void **st
 	    SEQ("--chmod", "0111", SANDBOX_DIR),
 	    SEQ("--remount-ro", SANDBOX_DIR),
 	};
-	ssize_t previous = -1;
-	for (size_t i = 0; i < ARRAY_SIZE(expected); i++) {
-		ssize_t at = must_find(&args, end, expected[i], i);
-		if (at <= previous)
-			unit_fail("case %zu: <%s> at %zd, not after case %zu", i, expected[i][0],
-				  at, i - 1);
-		previous = at;
-	}
+	expect_in_order(&args, end, expected, ARRAY_SIZE(expected));
 	bool checked = false;
 	for (size_t i = 0; i < mounts.len; i++)
 		checked = checked || (!strcmp(mounts.items[i].path, SANDBOX_DIR "/mcp") &&
