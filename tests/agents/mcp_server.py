@@ -64,6 +64,11 @@ def serve(rfile, wfile, log):
             wfile.flush()
 
 
+def serve_conn(conn, log):
+    with conn, conn.makefile("rb") as r, conn.makefile("wb") as w:
+        serve(r, w, log)
+
+
 def main():
     log = sys.argv[1]
     if len(sys.argv) == 4 and sys.argv[2] == "--socket":
@@ -75,8 +80,7 @@ def main():
             pass
         while True:
             conn, _ = srv.accept()
-            threading.Thread(target=lambda c=conn: serve(c.makefile("rb"), c.makefile("wb"), log),
-                             daemon=True).start()
+            threading.Thread(target=serve_conn, args=(conn, log), daemon=True).start()
     with open(log, "a") as f:
         f.write(json.dumps({"started": os.getpid()}) + "\n")
     serve(sys.stdin.buffer, sys.stdout.buffer, log)

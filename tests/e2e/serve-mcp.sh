@@ -11,41 +11,13 @@ export T
 MCP_SERVER=$(cd "$(dirname "$0")/../agents" && pwd)/mcp_server.py
 export MCP_SERVER
 
-# Python for the tests below: bridge(c, sid, name, messages) runs the
-# bridge inside with those messages on its stdin and returns its answers.
-MCP_PY='
-from serve_client import *
-import json, os, glob
-
-def bridge(c, sid, name, msgs, raw=None):
-    lines = raw if raw is not None else [json.dumps(m) for m in msgs]
-    script = "printf \"%s\\n\" \"$@\" | /run/agent-sandbox/agent-sandbox mcp-bridge " + name
-    r = c.exec(sid, ["sh", "-c", script, "sh"] + lines)
-    out = [json.loads(l) for l in r["stdout"].decode().splitlines() if l.strip()]
-    return r, {m.get("id"): m for m in out}
-
-def audit(event):
-    path = os.environ["XDG_STATE_HOME"] + "/agent-sandbox/audit.jsonl"
-    return [json.loads(l) for l in open(path) if ("\"%s\"" % event) in l]
-
-def received(log):
-    if not os.path.exists(log):
-        return []
-    return [json.loads(l) for l in open(log)]
-
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
-def call(i, tool, text="hi"):
-    return {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": tool, "arguments": {"text": text}}}
-'
-export MCP_PY
 
 test_mcp_command_server_lists_and_runs_only_the_allowed_tools()
 {
 	start_daemon
 	client <<'PY'
-import os; exec(os.environ["MCP_PY"])
+from mcp_client import *
+import glob, os
 def main():
     log = os.environ["T"] + "/mcp.log"
     c = Client(); c.initialize()
@@ -76,17 +48,20 @@ PY
 test_mcp_socket_server_is_reached_through_the_filter()
 {
 	start_daemon
-	"$SERVE_PY" "$MCP_SERVER" "$T/sock.log" --socket "$T/mcp.sock" &
+	# Bounded: a failing test leaves nothing running.
+	timeout 60 "$SERVE_PY" "$MCP_SERVER" "$T/sock.log" --socket "$T/mcp.sock" >/dev/null 2>&1 </dev/null &
 	server=$!
 	i=0
 	while [ ! -e "$T/mcp.sock.ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	client <<'PY'
-import os; exec(os.environ["MCP_PY"])
+from mcp_client import *
+import glob, os
 def main():
     log = os.environ["T"] + "/sock.log"
     c = Client(); c.initialize()
     sid = c.create(mcpServers={"remote": {"socket": os.environ["T"] + "/mcp.sock", "tools": ["echo"]}})["sessionId"]
     r, out = bridge(c, sid, "remote", [INIT, LIST, call(3, "echo", "via socket"), call(4, "secret")])
+    check(sorted(out) == [1, 2, 3, 4], r, out, open(log).read(), open(os.environ["XDG_STATE_HOME"] + "/agent-sandbox/audit.jsonl").read()[-1500:])
     check([t["name"] for t in out[2]["result"]["tools"]] == ["echo"], out[2])
     check(out[3]["result"]["content"][0]["text"] == "via socket", out[3])
     check("error" in out[4], out[4])
@@ -101,7 +76,8 @@ test_mcp_servers_without_a_tools_list_allow_every_tool()
 {
 	start_daemon
 	client <<'PY'
-import os; exec(os.environ["MCP_PY"])
+from mcp_client import *
+import glob, os
 def main():
     log = os.environ["T"] + "/mcp.log"
     c = Client(); c.initialize()
@@ -118,7 +94,8 @@ test_mcp_servers_params_are_checked()
 {
 	start_daemon
 	client <<'PY'
-import os; exec(os.environ["MCP_PY"])
+from mcp_client import *
+import glob, os
 def main():
     c = Client(); c.initialize()
     bad = [
@@ -145,7 +122,8 @@ test_mcp_bridge_fails_with_a_message_for_an_unknown_server()
 {
 	start_daemon
 	client <<'PY'
-import os; exec(os.environ["MCP_PY"])
+from mcp_client import *
+import glob, os
 def main():
     c = Client(); c.initialize()
     sid = c.create(mcpServers={"demo": {"command": ["true"]}})["sessionId"]
@@ -164,7 +142,8 @@ test_mcp_directory_is_read_only_inside()
 {
 	start_daemon
 	client <<'PY'
-import os; exec(os.environ["MCP_PY"])
+from mcp_client import *
+import glob, os
 def main():
     c = Client(); c.initialize()
     sid = c.create(mcpServers={"demo": {"command": ["true"]}})["sessionId"]
@@ -184,7 +163,8 @@ test_session_close_leaves_no_mcp_server_or_directory()
 {
 	start_daemon
 	client <<'PY'
-import os, time; exec(os.environ["MCP_PY"])
+from mcp_client import *
+import os
 def main():
     log = os.environ["T"] + "/mcp.log"
     c = Client(); c.initialize()
@@ -199,6 +179,31 @@ def main():
     wait_until(lambda: proc_stat(pid) is None, "the server to end with the session")
     d = os.environ["XDG_STATE_HOME"] + "/agent-sandbox/serve/mcp-" + sid
     check(not os.path.exists(d), "the directory is left", d)
+run(main)
+PY
+	stop_daemon
+}
+
+test_mcp_json_names_the_bridge_and_is_read_only_inside()
+{
+	start_daemon
+	mkdir -p "$T/data/agent-sandbox/workspaces/uid-$(id -u)/u/chat-c"
+	echo '{"mcpServers": {"own": {"command": "x"}, "demo": {"command": "evil"}}}' \
+		>"$T/data/agent-sandbox/workspaces/uid-$(id -u)/u/chat-c/.mcp.json"
+	client <<'PY'
+from mcp_client import *
+def main():
+    c = Client(); c.initialize()
+    s = c.create(mcpServers={"demo": {"command": ["true"]}})
+    check(s["hostWorkspace"].endswith("/uid-%d/u/chat-c" % os.getuid()), s)
+    r = c.exec(s["sessionId"], ["sh", "-c", "cat .mcp.json; echo '{}' > .mcp.json && echo WROTE; "
+                                "rm -f .mcp.json && echo REMOVED; true"])
+    cfg = json.loads(r["stdout"].decode().split("\n}\n")[0] + "\n}")
+    check(cfg["mcpServers"]["demo"] == {"type": "stdio", "command": BRIDGE, "args": ["mcp-bridge", "demo"]}, cfg)
+    check(cfg["mcpServers"]["own"] == {"command": "x"}, cfg)
+    check(b"WROTE" not in r["stdout"] and b"REMOVED" not in r["stdout"], r)
+    on_host = json.load(open(s["hostWorkspace"] + "/.mcp.json"))
+    check(on_host == cfg, on_host)
 run(main)
 PY
 	stop_daemon

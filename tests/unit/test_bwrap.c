@@ -88,6 +88,20 @@ static ssize_t must_find(const struct strv *args, size_t end, const char *const 
 	return at;
 }
 
+/* Each sequence found, each after the one before it. */
+static void expect_in_order(const struct strv *args, size_t end, const char *const *const *expected,
+			    size_t n)
+{
+	ssize_t previous = -1;
+	for (size_t i = 0; i < n; i++) {
+		ssize_t at = must_find(args, end, expected[i], i);
+		if (at <= previous)
+			unit_fail("case %zu: <%s> at %zd, not after case %zu", i, expected[i][0],
+				  at, i - 1);
+		previous = at;
+	}
+}
+
 static void bwrap_render_isolates_namespaces_and_drops_capabilities(void **state)
 {
 	const char *const *expected[] = {
@@ -164,16 +178,38 @@ static void bwrap_render_lays_out_base_before_rules(void **state)
 	    /* Not before: a rule may mount into /dev. */
 	    SEQ("--remount-ro", "/dev"),
 	};
-	ssize_t previous = -1;
-	for (size_t i = 0; i < ARRAY_SIZE(expected); i++) {
-		ssize_t at = must_find(&args, end, expected[i], i);
-		if (at <= previous)
-			unit_fail("case %zu: <%s> at %zd, not after case %zu", i, expected[i][0],
-				  at, i - 1);
-		previous = at;
-	}
+	expect_in_order(&args, end, expected, ARRAY_SIZE(expected));
 	if (find_seq(&args, 0, end, SEQ("--bind", "/", "/")) >= 0)
 		unit_fail("the host root is writable");
+}
+
+/* The front end's directories (the daemon's MCP sockets): read-only under
+ * agent-sandbox's own directory, before it is made search-only and
+ * read-only, each with its identity for the init's check. */
+static void bwrap_render_binds_run_dirs_read_only_in_its_own_directory(void **state)
+{
+	struct bwrap_input plan = small_plan();
+	const struct bwrap_copy binds[] = {
+	    {.dest = SANDBOX_DIR "/mcp", .source = "/state/serve/mcp-1", .id = {.ino = 7}}};
+	plan.run_binds = binds;
+	plan.run_binds_len = 1;
+	_cleanup_strv_ struct strv args = STRV_INIT;
+	_cleanup_mount_plan_ struct mount_plan mounts = {0};
+	size_t end = bwrap_render(&plan, &args, &mounts);
+	const char *const *expected[] = {
+	    SEQ("--ro-bind", "/usr/bin/agent-sandbox", SANDBOX_SELF),
+	    SEQ("--ro-bind", "/state/serve/mcp-1", SANDBOX_DIR "/mcp"),
+	    SEQ("--chmod", "0111", SANDBOX_DIR),
+	    SEQ("--remount-ro", SANDBOX_DIR),
+	};
+	expect_in_order(&args, end, expected, ARRAY_SIZE(expected));
+	bool checked = false;
+	for (size_t i = 0; i < mounts.len; i++)
+		checked = checked || (!strcmp(mounts.items[i].path, SANDBOX_DIR "/mcp") &&
+				      mounts.items[i].id.ino == 7 &&
+				      (mounts.items[i].flags & MOUNT_READ_ONLY));
+	if (!checked)
+		unit_fail("the init does not check the run bind");
 }
 
 static void bwrap_render_renders_each_access_level(void **state)
@@ -555,6 +591,7 @@ int main(void)
 	    cmocka_unit_test(bwrap_render_isolates_namespaces_and_drops_capabilities),
 	    cmocka_unit_test(bwrap_render_adds_optional_flags_only_when_planned),
 	    cmocka_unit_test(bwrap_render_lays_out_base_before_rules),
+	    cmocka_unit_test(bwrap_render_binds_run_dirs_read_only_in_its_own_directory),
 	    cmocka_unit_test(bwrap_render_renders_each_access_level),
 	    cmocka_unit_test(bwrap_render_binds_each_masked_file_from_its_own_stand_in),
 	    cmocka_unit_test(bwrap_render_leaves_masked_files_to_the_init_when_asked),

@@ -465,10 +465,6 @@ static void bridge_update(struct server *srv, struct mcp_bridge *b)
 	}
 	if (b->down.eof && !b->up.shut && !queued(&b->up))
 		side_shut(srv, &b->up, b->srv_conf->socket != NULL);
-	if (b->down.eof && b->up.shut && b->up.eof) {
-		bridge_close(srv, b);
-		return;
-	}
 	/* A side that does not read stops the other being read. */
 	bool room_down = queued(&b->down) < MCP_QUEUE_HIGH;
 	bool room_up = queued(&b->up) < MCP_QUEUE_HIGH;
@@ -509,10 +505,14 @@ static void bridge_close(struct server *srv, struct mcp_bridge *b)
 	b->srv_conf->bridges--;
 	side_close(srv, &b->down);
 	side_close(srv, &b->up);
-	if (b->pid > 0)
+	/* The group, and the process itself in case it has not made its
+	 * group yet. */
+	if (b->pid > 0) {
 		kill(-b->pid, SIGKILL);
-	else
+		kill(b->pid, SIGKILL);
+	} else {
 		bridge_bury(srv, b);
+	}
 }
 
 static void child_ready(struct server *srv, struct watch *w, uint32_t events)
@@ -702,6 +702,7 @@ void mcp_session_free(struct mcp_session *m)
 		m->bridges = b->next;
 		if (b->pid > 0) {
 			kill(-b->pid, SIGKILL);
+			kill(b->pid, SIGKILL);
 			waitpid(b->pid, NULL, 0);
 		}
 		if (b->child.fd >= 0)
@@ -793,6 +794,19 @@ int mcp_write_config(struct session *s, int workspace_fd, struct error *err)
 	    xasprintf("%s\n", json_object_to_json_string_ext(
 				  root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);
+	/* The same already: left alone. The sandbox shows the file as it
+	 * was at its start (read-only, an agent config), so it is written
+	 * at session/create, before the sandbox starts. */
+	_cleanup_free_ char *now = NULL;
+	size_t now_len = 0;
+	int cur = openat(workspace_fd, MCP_CONFIG, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (cur >= 0) {
+		bool same = read_fd(cur, MCP_CONFIG_MAX, &now, &now_len) == 0 &&
+			    now_len == strlen(text) && !memcmp(now, text, now_len);
+		close(cur);
+		if (same)
+			return 0;
+	}
 	/* A new file of ours beside it, then renamed over it: the rename
 	 * replaces whatever is there (a symlink too) and follows nothing. */
 	unsigned char rnd[8];

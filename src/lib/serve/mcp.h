@@ -46,7 +46,10 @@ void mcp_reap(struct server *srv);
 /* Writes the workspace's .mcp.json: an entry per server running
  * `agent-sandbox mcp-bridge NAME` inside, merged into the "mcpServers" of
  * an existing one (ours win), atomically and never through a symlink the
- * agent planted. Nothing to do without servers. */
+ * agent planted. Nothing to do without servers, or when the file says that
+ * already. session/create calls it before the sandbox starts: .mcp.json is
+ * an agent config, read-only inside as the sandbox found it at its start
+ * (and one appearing later is taken away by the guard). */
 int mcp_write_config(struct session *s, int workspace_fd, struct error *err);
 /* {"NAME": {"tools": [...] or null}, ...} for events; NULL without servers. */
 struct json_object *mcp_servers_json(const struct session *s);

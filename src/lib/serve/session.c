@@ -884,6 +884,7 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 		return -1;
 
 	struct session *s = xcalloc(1, sizeof(*s));
+	s->mcp = mcp;
 	s->workspace_fd = -1;
 	s->child.fd = s->ready.fd = s->removal.fd = -1;
 	s->ready_text = (struct strbuf)STRBUF_INIT;
@@ -898,7 +899,6 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 	session_touch(s);
 	s->idle_timeout_s = (unsigned)idle;
 	s->delete_on_expire = on_expire && !strcmp(on_expire, "delete");
-	s->mcp = mcp;
 	/* What the daemon writes for the agent (skills, .mcp.json) must exist
 	 * before the sandbox starts: the workspace's agent configs are
 	 * protected inside (read-only when present, kept from being made when
@@ -906,11 +906,11 @@ int session_create(struct server *srv, struct conn *c, struct json_object *param
 	 * change them. */
 	if (agent_params(c, params, s, err) < 0 || workspace_open(srv, s, err) < 0 ||
 	    (s->skills_dir && session_mkdirs(s, ".claude/skills", 0755, err) < 0) ||
-	    (s->mcp && mcp_write_config(s, s->workspace_fd, err) < 0) ||
 	    write_policy(srv, s, policy, err) < 0 ||
 	    mcp_session_open(s->mcp, srv->state_dir, s->id, err) < 0 ||
-	    plan(srv, c, s, &env, &limits, err) < 0 || launch(srv, s, err) < 0 ||
-	    mcp_session_start(srv, s, err) < 0) {
+	    mcp_write_config(s, s->workspace_fd, err) < 0 ||
+	    plan(srv, c, s, &env, &limits, err) < 0 || mcp_session_start(srv, s, err) < 0 ||
+	    launch(srv, s, err) < 0) {
 		session_free(s);
 		return -1;
 	}
