@@ -811,7 +811,7 @@ struct racer {
 
 /* Puts a symlink to outside/ in the place of dir for a moment, the
  * agent's side of a race; dir comes back afterwards (whatever an install
- * made there meanwhile is cleared away first). */
+ * made there meanwhile is moved aside first). */
 static void flip(const char *dir, const char *outside)
 {
 	_cleanup_free_ char *aside = xasprintf("%s-aside", dir);
@@ -820,7 +820,10 @@ static void flip(const char *dir, const char *outside)
 	usleep(50);
 	racing(unlink(dir));
 	if (rename(aside, dir) < 0) {
-		unit_rmtree(dir);
+		static atomic_int made;
+		_cleanup_free_ char *moved =
+		    xasprintf("%s-made-%d", dir, atomic_fetch_add(&made, 1));
+		racing(rename(dir, moved));
 		racing(rename(aside, dir));
 	}
 	usleep(50);

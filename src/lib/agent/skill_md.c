@@ -206,6 +206,7 @@ static char *node_string(struct front_matter *fm, const yaml_event_t *ev, const 
 	 * a block scalar or !!str makes it a string. */
 	if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag) {
 		const char *what = implicit_type(fm, value, len);
+		_cleanup_free_ char *shown = NULL;
 		if (what) {
 			if (len == 0)
 				add_error(fm, &ev->start_mark,
@@ -213,7 +214,7 @@ static char *node_string(struct front_matter *fm, const yaml_event_t *ev, const 
 			else if (len <= ECHO_MAX)
 				add_error(fm, &ev->start_mark,
 					  "%s: %s is read as %s, not a string; quote it", where,
-					  value, what);
+					  shown = skill_shown(value, len), what);
 			else
 				add_error(fm, &ev->start_mark,
 					  "%s: is read as %s, not a string; quote it", where, what);
