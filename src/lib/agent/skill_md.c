@@ -64,6 +64,7 @@ static const char *const field_names[FIELD_COUNT] = {
 struct front_matter {
 	yaml_parser_t parser;
 	regex_t implicit[ARRAY_SIZE(implicit_types)];
+	bool compiled;
 	struct strv *errors;
 	size_t first_line; /* the file's line number of the YAML's first line */
 	bool broken;	   /* libyaml gave up: nothing after it is known */
@@ -170,11 +171,22 @@ static void skip_node(struct front_matter *fm, const yaml_event_t *start, const 
 	}
 }
 
-/* What a plain scalar reads as when it is not a string, or NULL. */
+/* What a plain scalar reads as when it is not a string, or NULL. Most
+ * values (names, sentences) cannot start any typed form, so the patterns
+ * are compiled only for the first one that might. */
 static const char *implicit_type(struct front_matter *fm, const char *value, size_t len)
 {
 	if (len == 0)
 		return "null";
+	if (!strchr("0123456789+-.~yYnNtTfFoO", value[0]))
+		return NULL;
+	if (!fm->compiled) {
+		for (size_t i = 0; i < ARRAY_SIZE(implicit_types); i++)
+			if (regcomp(&fm->implicit[i], implicit_types[i].pattern,
+				    REG_EXTENDED | REG_NOSUB))
+				abort(); /* the patterns are ours: a typo is a bug */
+		fm->compiled = true;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(implicit_types); i++)
 		if (regexec(&fm->implicit[i], value, 0, NULL, 0) == 0)
 			return implicit_types[i].what;
@@ -481,15 +493,12 @@ void skills_validate_text(const char *dirname, const char *text, size_t len, str
 	if (!find_front_matter(text, len, &yaml, &yaml_len, errors))
 		return;
 	struct front_matter fm = {.errors = errors, .first_line = 2};
-	for (size_t i = 0; i < ARRAY_SIZE(implicit_types); i++)
-		if (regcomp(&fm.implicit[i], implicit_types[i].pattern, REG_EXTENDED | REG_NOSUB))
-			abort(); /* the patterns are ours: a typo is a bug */
 	if (!yaml_parser_initialize(&fm.parser))
 		abort(); /* out of memory, as xmalloc would */
 	yaml_parser_set_input_string(&fm.parser, (const unsigned char *)yaml, yaml_len);
 	yaml_parser_set_encoding(&fm.parser, YAML_UTF8_ENCODING);
 	check_document(&fm, dirname);
 	yaml_parser_delete(&fm.parser);
-	for (size_t i = 0; i < ARRAY_SIZE(implicit_types); i++)
+	for (size_t i = 0; fm.compiled && i < ARRAY_SIZE(implicit_types); i++)
 		regfree(&fm.implicit[i]);
 }
