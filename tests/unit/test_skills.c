@@ -366,6 +366,34 @@ static void validate_text_counts_characters_to_each_bound(void **state)
 	}
 }
 
+/* A hostile SKILL.md cannot grow a report without bound, nor make the
+ * duplicate-key search quadratic in its size. */
+static void validate_text_caps_its_errors_and_metadata_keys(void **state)
+{
+	(void)state;
+	struct strbuf text = STRBUF_INIT;
+	strbuf_addstr(&text, "---\n" NAME_DESC);
+	for (int i = 0; i < 500; i++)
+		strbuf_addf(&text, "unknown%d: x\n", i);
+	strbuf_addstr(&text, "---\n");
+	_cleanup_strv_ struct strv errors = STRV_INIT;
+	skills_validate_text("pdf-tools", text.buf, text.len, &errors);
+	assert_int_equal(errors.len, SKILL_ERRORS_MAX + 1);
+	assert_string_equal(errors.items[SKILL_ERRORS_MAX],
+			    "SKILL.md: more than 100 problems; the rest are not listed");
+
+	strbuf_reset(&text);
+	strbuf_addstr(&text, "---\n" NAME_DESC "metadata:\n");
+	for (int i = 0; i < 1500; i++)
+		strbuf_addf(&text, "  key%d: x\n", i);
+	strbuf_addstr(&text, "---\n");
+	_cleanup_strv_ struct strv errors2 = STRV_INIT;
+	skills_validate_text("pdf-tools", text.buf, text.len, &errors2);
+	assert_int_equal(errors2.len, 1);
+	unit_assert_contains(errors2.items[0], "metadata: more than 1000 keys", "metadata keys");
+	strbuf_release(&text);
+}
+
 /* ---- skills directories on disk ---- */
 
 #define SKILL_MD(name) "---\nname: " name "\ndescription: The " name " skill.\n---\nBody.\n"
@@ -635,8 +663,17 @@ static void source_symlinks_and_special_files_refuse_the_skill(void **state)
 	if (mkfifo(fifo_md, 0600) < 0)
 		unit_fail("mkfifo: %s", strerror(errno));
 
+	unit_mkdir(d, "src/links");
+	unit_write(d, "src/links/SKILL.md", SKILL_MD("links"));
+	for (int i = 0; i < 300; i++) {
+		_cleanup_free_ char *rel = xasprintf("src/links/l%03d", i);
+		unit_symlink("/etc/passwd", d, rel);
+	}
+
 	_cleanup_(skill_reports_release) struct skill_reports r = {0};
 	install(&x, &r);
+	assert_report(&r, "links", false, "more problems in the skill's files are not listed");
+	assert_int_equal(report_of(&r, "links")->errors.len, SKILL_ERRORS_MAX + 1);
 	assert_report(&r, "inner-link", false, "scripts/passwd: is a symlink");
 	assert_report(&r, "md-link", false, "SKILL.md: is a symlink");
 	assert_report(&r, "dir-link", false, "the skill directory is a symlink");
@@ -932,6 +969,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(validate_text_applies_each_rule),
 	    cmocka_unit_test(validate_text_counts_characters_to_each_bound),
+	    cmocka_unit_test(validate_text_caps_its_errors_and_metadata_keys),
 	    unit_tmp_test(install_copies_valid_skills_with_their_trees),
 	    unit_tmp_test(install_skips_invalid_skills),
 	    unit_tmp_test(install_replaces_an_older_copy_whole),

@@ -19,6 +19,7 @@
 #define COMPATIBILITY_MAX_CHARS 500
 /* Front matter is a handful of keys; deeper than this is not a skill. */
 #define NESTING_MAX 64
+#define METADATA_KEYS_MAX 1000
 /* A plain scalar longer than this is not echoed in an error. */
 #define ECHO_MAX 40
 
@@ -68,6 +69,8 @@ struct front_matter {
 	struct strv *errors;
 	size_t first_line; /* the file's line number of the YAML's first line */
 	bool broken;	   /* libyaml gave up: nothing after it is known */
+	bool capped;	   /* SKILL_ERRORS_MAX reached */
+	size_t errors_before;
 	bool seen[FIELD_COUNT];
 };
 
@@ -81,6 +84,16 @@ static void add_error(struct front_matter *fm, const yaml_mark_t *mark, const ch
     __attribute__((format(printf, 3, 4)));
 static void add_error(struct front_matter *fm, const yaml_mark_t *mark, const char *fmt, ...)
 {
+	/* A list a person can read: past the cap, parsing stops. */
+	if (fm->errors->len - fm->errors_before >= SKILL_ERRORS_MAX) {
+		if (!fm->capped)
+			strv_pushf(fm->errors,
+				   "SKILL.md: more than %d problems; the rest are "
+				   "not listed",
+				   SKILL_ERRORS_MAX);
+		fm->capped = fm->broken = true;
+		return;
+	}
 	struct strbuf sb = STRBUF_INIT;
 	if (mark)
 		strbuf_addf(&sb, "SKILL.md:%zu: ", fm->first_line + mark->line);
@@ -330,6 +343,13 @@ static void check_metadata(struct front_matter *fm, const yaml_event_t *start)
 		} else {
 			where = xstrdup("metadata: a value");
 		}
+		/* Duplicates are found by a linear search: bounded. */
+		if (keys.len > METADATA_KEYS_MAX) {
+			add_error(fm, &key.start_mark, "metadata: more than %d keys",
+				  METADATA_KEYS_MAX);
+			fm->broken = true;
+			return;
+		}
 		_cleanup_event_ yaml_event_t value;
 		if (!next_event(fm, &value))
 			return;
@@ -448,7 +468,7 @@ static void check_document(struct front_matter *fm, const char *dirname)
 		add_error(fm, NULL, "description: required field is missing");
 }
 
-/* Line lengths: a line "---", with trailing blanks or a CR allowed. */
+/* A delimiter: a line "---", with trailing blanks or a CR allowed. */
 static bool delimiter_line(const char *line, size_t len)
 {
 	if (len < 3 || memcmp(line, "---", 3) != 0)
@@ -492,7 +512,7 @@ void skills_validate_text(const char *dirname, const char *text, size_t len, str
 	size_t yaml_len;
 	if (!find_front_matter(text, len, &yaml, &yaml_len, errors))
 		return;
-	struct front_matter fm = {.errors = errors, .first_line = 2};
+	struct front_matter fm = {.errors = errors, .first_line = 2, .errors_before = errors->len};
 	if (!yaml_parser_initialize(&fm.parser))
 		abort(); /* out of memory, as xmalloc would */
 	yaml_parser_set_input_string(&fm.parser, (const unsigned char *)yaml, yaml_len);

@@ -98,6 +98,12 @@ static void walk_error(struct walk *w, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void walk_error(struct walk *w, const char *path, const char *fmt, ...)
 {
+	if (w->errors->len >= SKILL_ERRORS_MAX) {
+		if (!w->stop)
+			strv_pushf(w->errors, "more problems in the skill's files are not listed");
+		w->stop = true;
+		return;
+	}
 	struct strbuf sb = STRBUF_INIT;
 	if (*path) {
 		_cleanup_free_ char *shown = skill_shown(path, strlen(path));
