@@ -751,6 +751,47 @@ static void source_limits_refuse_the_skill(void **state)
 	close(x.ws);
 }
 
+/* A daemon run as root gives what it makes to the workspace's owner, or
+ * the sandbox, run as that owner, could not change or remove the copy. */
+static void install_as_root_gives_the_copy_to_the_workspace_owner(void **state)
+{
+	const char *d = *state;
+	if (geteuid() != 0) {
+		skip();
+		return;
+	}
+	struct dirs x = make_dirs(d);
+	const uid_t uid = 54321;
+	const gid_t gid = 54322;
+	_cleanup_free_ char *ws = unit_path(d, "ws");
+	if (chown(ws, uid, gid) < 0)
+		unit_fail("chown: %s", strerror(errno));
+	unit_mkdir(d, "src/pdf-tools");
+	unit_write(d, "src/pdf-tools/SKILL.md", SKILL_MD("pdf-tools"));
+	unit_mkdir(d, "src/pdf-tools/scripts");
+	unit_write(d, "src/pdf-tools/scripts/run.sh", "echo\n");
+	_cleanup_(skill_reports_release) struct skill_reports r = {0};
+	install(&x, &r);
+	assert_report(&r, "pdf-tools", true, NULL);
+	static const char *const made[] = {
+	    "ws/.claude",
+	    "ws/.claude/skills",
+	    "ws/.claude/skills/pdf-tools",
+	    "ws/.claude/skills/pdf-tools/SKILL.md",
+	    "ws/.claude/skills/pdf-tools/scripts",
+	    "ws/.claude/skills/pdf-tools/scripts/run.sh",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(made); i++) {
+		_cleanup_free_ char *p = unit_path(d, made[i]);
+		struct stat st;
+		if (lstat(p, &st) < 0)
+			unit_fail("%s: %s", made[i], strerror(errno));
+		if (st.st_uid != uid || st.st_gid != gid)
+			unit_fail("%s is owned by %u:%u", made[i], st.st_uid, st.st_gid);
+	}
+	close(x.ws);
+}
+
 /* Each symlink an agent can plant on the way to .claude/skills/: the
  * install refuses (or replaces the last one), and nothing appears outside. */
 static void planted_destination_symlinks_write_nothing_outside(void **state)
@@ -975,6 +1016,7 @@ int main(void)
 	    unit_tmp_test(install_replaces_an_older_copy_whole),
 	    unit_tmp_test(source_symlinks_and_special_files_refuse_the_skill),
 	    unit_tmp_test(source_limits_refuse_the_skill),
+	    unit_tmp_test(install_as_root_gives_the_copy_to_the_workspace_owner),
 	    unit_tmp_test(planted_destination_symlinks_write_nothing_outside),
 	    unit_tmp_test(a_file_in_place_of_claude_is_refused_and_kept),
 	    unit_tmp_test(install_without_valid_skills_makes_nothing),
