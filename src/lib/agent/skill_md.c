@@ -19,6 +19,7 @@
 #define COMPATIBILITY_MAX_CHARS 500
 /* Front matter is a handful of keys; deeper than this is not a skill. */
 #define NESTING_MAX 64
+#define METADATA_KEYS_MAX 1000
 /* A plain scalar longer than this is not echoed in an error. */
 #define ECHO_MAX 40
 
@@ -64,9 +65,12 @@ static const char *const field_names[FIELD_COUNT] = {
 struct front_matter {
 	yaml_parser_t parser;
 	regex_t implicit[ARRAY_SIZE(implicit_types)];
+	bool compiled;
 	struct strv *errors;
 	size_t first_line; /* the file's line number of the YAML's first line */
 	bool broken;	   /* libyaml gave up: nothing after it is known */
+	bool capped;	   /* SKILL_ERRORS_MAX reached */
+	size_t errors_before;
 	bool seen[FIELD_COUNT];
 };
 
@@ -80,6 +84,16 @@ static void add_error(struct front_matter *fm, const yaml_mark_t *mark, const ch
     __attribute__((format(printf, 3, 4)));
 static void add_error(struct front_matter *fm, const yaml_mark_t *mark, const char *fmt, ...)
 {
+	/* A list a person can read: past the cap, parsing stops. */
+	if (fm->errors->len - fm->errors_before >= SKILL_ERRORS_MAX) {
+		if (!fm->capped)
+			strv_pushf(fm->errors,
+				   "SKILL.md: more than %d problems; the rest are "
+				   "not listed",
+				   SKILL_ERRORS_MAX);
+		fm->capped = fm->broken = true;
+		return;
+	}
 	struct strbuf sb = STRBUF_INIT;
 	if (mark)
 		strbuf_addf(&sb, "SKILL.md:%zu: ", fm->first_line + mark->line);
@@ -170,11 +184,22 @@ static void skip_node(struct front_matter *fm, const yaml_event_t *start, const 
 	}
 }
 
-/* What a plain scalar reads as when it is not a string, or NULL. */
+/* What a plain scalar reads as when it is not a string, or NULL. Most
+ * values (names, sentences) cannot start any typed form, so the patterns
+ * are compiled only for the first one that might. */
 static const char *implicit_type(struct front_matter *fm, const char *value, size_t len)
 {
 	if (len == 0)
 		return "null";
+	if (!strchr("0123456789+-.~yYnNtTfFoO", value[0]))
+		return NULL;
+	if (!fm->compiled) {
+		for (size_t i = 0; i < ARRAY_SIZE(implicit_types); i++)
+			if (regcomp(&fm->implicit[i], implicit_types[i].pattern,
+				    REG_EXTENDED | REG_NOSUB))
+				abort(); /* the patterns are ours: a typo is a bug */
+		fm->compiled = true;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(implicit_types); i++)
 		if (regexec(&fm->implicit[i], value, 0, NULL, 0) == 0)
 			return implicit_types[i].what;
@@ -206,6 +231,7 @@ static char *node_string(struct front_matter *fm, const yaml_event_t *ev, const 
 	 * a block scalar or !!str makes it a string. */
 	if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag) {
 		const char *what = implicit_type(fm, value, len);
+		_cleanup_free_ char *shown = NULL;
 		if (what) {
 			if (len == 0)
 				add_error(fm, &ev->start_mark,
@@ -213,7 +239,7 @@ static char *node_string(struct front_matter *fm, const yaml_event_t *ev, const 
 			else if (len <= ECHO_MAX)
 				add_error(fm, &ev->start_mark,
 					  "%s: %s is read as %s, not a string; quote it", where,
-					  value, what);
+					  shown = skill_shown(value, len), what);
 			else
 				add_error(fm, &ev->start_mark,
 					  "%s: is read as %s, not a string; quote it", where, what);
@@ -316,6 +342,13 @@ static void check_metadata(struct front_matter *fm, const yaml_event_t *start)
 				strv_push(&keys, name);
 		} else {
 			where = xstrdup("metadata: a value");
+		}
+		/* Duplicates are found by a linear search: bounded. */
+		if (keys.len > METADATA_KEYS_MAX) {
+			add_error(fm, &key.start_mark, "metadata: more than %d keys",
+				  METADATA_KEYS_MAX);
+			fm->broken = true;
+			return;
 		}
 		_cleanup_event_ yaml_event_t value;
 		if (!next_event(fm, &value))
@@ -435,7 +468,7 @@ static void check_document(struct front_matter *fm, const char *dirname)
 		add_error(fm, NULL, "description: required field is missing");
 }
 
-/* Line lengths: a line "---", with trailing blanks or a CR allowed. */
+/* A delimiter: a line "---", with trailing blanks or a CR allowed. */
 static bool delimiter_line(const char *line, size_t len)
 {
 	if (len < 3 || memcmp(line, "---", 3) != 0)
@@ -479,16 +512,13 @@ void skills_validate_text(const char *dirname, const char *text, size_t len, str
 	size_t yaml_len;
 	if (!find_front_matter(text, len, &yaml, &yaml_len, errors))
 		return;
-	struct front_matter fm = {.errors = errors, .first_line = 2};
-	for (size_t i = 0; i < ARRAY_SIZE(implicit_types); i++)
-		if (regcomp(&fm.implicit[i], implicit_types[i].pattern, REG_EXTENDED | REG_NOSUB))
-			abort(); /* the patterns are ours: a typo is a bug */
+	struct front_matter fm = {.errors = errors, .first_line = 2, .errors_before = errors->len};
 	if (!yaml_parser_initialize(&fm.parser))
 		abort(); /* out of memory, as xmalloc would */
 	yaml_parser_set_input_string(&fm.parser, (const unsigned char *)yaml, yaml_len);
 	yaml_parser_set_encoding(&fm.parser, YAML_UTF8_ENCODING);
 	check_document(&fm, dirname);
 	yaml_parser_delete(&fm.parser);
-	for (size_t i = 0; i < ARRAY_SIZE(implicit_types); i++)
+	for (size_t i = 0; fm.compiled && i < ARRAY_SIZE(implicit_types); i++)
 		regfree(&fm.implicit[i]);
 }

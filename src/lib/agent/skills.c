@@ -98,6 +98,12 @@ static void walk_error(struct walk *w, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void walk_error(struct walk *w, const char *path, const char *fmt, ...)
 {
+	if (w->errors->len >= SKILL_ERRORS_MAX) {
+		if (!w->stop)
+			strv_pushf(w->errors, "more problems in the skill's files are not listed");
+		w->stop = true;
+		return;
+	}
 	struct strbuf sb = STRBUF_INIT;
 	if (*path) {
 		_cleanup_free_ char *shown = skill_shown(path, strlen(path));
@@ -244,8 +250,16 @@ static int make_dir(struct walk *w, int dst, const char *name, const char *path)
 static void walk_tree(struct walk *w, int src, int dst, const char *rel, unsigned depth)
 {
 	_cleanup_strv_ struct strv names = STRV_INIT;
-	int e = list_names(src, SKILL_FILES_MAX - w->files + 1, &names);
-	if (e < 0 && e != -E2BIG) {
+	/* As many entries as the budget has left (and the skill's own
+	 * SKILL.md, counted already): one more is over the limit. */
+	int e = list_names(src, SKILL_FILES_MAX - w->files + (depth == 0), &names);
+	if (e == -E2BIG) {
+		walk_error(w, "", "the skill holds more than %d files and directories",
+			   SKILL_FILES_MAX);
+		w->stop = true;
+		return;
+	}
+	if (e < 0) {
 		walk_error(w, rel, "cannot be read: %s", strerror(-e));
 		return;
 	}
@@ -458,14 +472,17 @@ static int do_skill(struct install *in, int top, const char *name, struct skill_
 		skills_validate_text(name, text, len, &r->errors);
 	w.files = 1;
 	w.bytes = len;
-
+	walk_tree(&w, src, -1, "", 0);
 	if (in->workspace < 0 || r->errors.len > 0) {
-		walk_tree(&w, src, -1, "", 0);
 		r->ok = r->errors.len == 0;
 		return 0;
 	}
+	/* The copy checks everything again as it goes (the source may have
+	 * changed since), but the workspace sees nothing of a skill that
+	 * was invalid to begin with. */
 	if (open_skills_dest(in, err) < 0)
 		return -1;
+	w = (struct walk){.errors = &r->errors, .owner = &in->owner, .files = 1, .bytes = len};
 	copy_skill(in, src, name, text, len, &w);
 	r->ok = r->errors.len == 0;
 	return 0;

@@ -20,6 +20,8 @@ struct json_object;
 #define SKILL_FILES_MAX 10000
 #define SKILL_DEPTH_MAX 16
 #define SKILLS_MAX 1000
+/* A report lists at most this many errors (and says when there were more). */
+#define SKILL_ERRORS_MAX 100
 
 /* One skill directory's verdict. name is the directory's name (bytes that
  * are not printable UTF-8 shown as '?'); errors are human sentences, each
