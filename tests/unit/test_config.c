@@ -247,7 +247,12 @@ static void config_rejects_invalid_text_naming_file_line_and_column(void **state
 	     "unknown key \"filesytem\"; did you mean \"filesystem\"? (expected one of: "
 	     "\"filesystem\", \"docker\", \"read-only\", \"network\", \"commands\", "
 	     "\"secrets\", \"env\", \"audit\", \"limits\", \"sockets\", \"credentials\", "
-	     "\"retention\")"},
+	     "\"retention\", \"agents\")"},
+	    {"{\"agents\": {\"gpt\": {}}}", "1:13", "unknown key \"gpt\" in \"agents\""},
+	    {"{\"agents\": {\"claude\": {\"command\": \"my claude\"}}}", "1:35",
+	     "agents.claude.command: expected the CLI's name or path"},
+	    {"{\"agents\": {\"codex\": {\"cmd\": \"x\"}}}", "1:23",
+	     "unknown key \"cmd\" in an agent of \"agents\""},
 	    {"{\"credentials\": {\"anthropic\": {\"env\": \"ANTHROPIC_API_KEY\"}}}", "1:17",
 	     "\"credentials\" belong in your global config"},
 	    {"{\"sockets\": [\"~/.docker/run/*.sock\"]}", "1:14",

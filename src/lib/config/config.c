@@ -1017,7 +1017,8 @@ static int load_agents(struct loader *ld, struct json_object *root)
 		while (i < ARRAY_SIZE(names) && strcmp(names[i], name))
 			i++;
 		if (i == ARRAY_SIZE(names))
-			return unknown_key(ld, kp, name, "agents.", names, ARRAY_SIZE(names));
+			return unknown_key(ld, kp, name, " in \"agents\"", names,
+					   ARRAY_SIZE(names));
 		if (!json_object_is_type(value, json_type_object))
 			return fail_at(ld, vp,
 				       "agents.%s: expected an object such as "
@@ -1028,7 +1029,7 @@ static int load_agents(struct loader *ld, struct json_object *root)
 			struct jsonc_pos fp = {0, 0}, fvp = {0, 0};
 			jsonc_member_pos(value, k, &fp, &fvp);
 			if (strcmp(k, "command"))
-				return unknown_key(ld, fp, k, "agents.NAME.", fields,
+				return unknown_key(ld, fp, k, " in an agent of \"agents\"", fields,
 						   ARRAY_SIZE(fields));
 			const char *c = json_object_is_type(v, json_type_string)
 					    ? json_object_get_string(v)
