@@ -122,6 +122,7 @@ bench: all $(BUILD)/bench/seccomp
 	bench/secret-watch
 	$(BUILD)/bench/seccomp
 	bench/serve-api
+	bench/serve-agent
 
 $(BUILD)/bench/secret_scan: bench/secret_scan.c $(LIB_OBJ)
 	mkdir -p $(BUILD)/bench
