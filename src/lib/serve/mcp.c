@@ -34,6 +34,11 @@
 #define MCP_BRIDGES_MAX 8
 #define MCP_CONFIG ".mcp.json"
 #define MCP_CONFIG_MAX (1u << 20)
+/* The audit log is the host's disk: a refusal costs the agent nothing (it
+ * is answered here), so a session records this many and then says it
+ * stops; a tool name is recorded up to the longest a tools list takes. */
+#define MCP_REFUSALS_LOGGED_MAX 1000
+#define MCP_TOOL_LOGGED_MAX 256
 
 struct mcp_server {
 	char *name;
@@ -75,6 +80,7 @@ struct mcp_session {
 	struct strv bind_dirs, bind_names;
 	struct mcp_bridge *bridges;
 	struct session *session; /* once started */
+	unsigned refusals_logged;
 };
 
 /* --- Parameters --- */
@@ -269,6 +275,39 @@ static void audit_bridge(struct server *srv, const struct mcp_bridge *b, const c
 	audit_serve(&srv->audit, b->s->id, event, b->s->owner, f);
 }
 
+/* A refusal's record, while the session has records left for them. */
+static void audit_refusal(struct server *srv, const struct mcp_bridge *b, const char *event,
+			  struct json_object *f)
+{
+	struct mcp_session *m = b->srv_conf->m;
+	if (m->refusals_logged > MCP_REFUSALS_LOGGED_MAX) {
+		json_object_put(f);
+		return;
+	}
+	if (m->refusals_logged++ == MCP_REFUSALS_LOGGED_MAX) {
+		json_object_put(f);
+		f = json_object_new_object();
+		json_object_object_add(
+		    f, "reason",
+		    json_object_new_string("too many refusals: later ones are not recorded"));
+		event = "serve_mcp_refused";
+	}
+	audit_bridge(srv, b, event, f);
+}
+
+/* The tool's name for a record: its head when long, cut at a character. */
+static struct json_object *tool_logged(const char *tool)
+{
+	size_t n = strlen(tool);
+	if (n <= MCP_TOOL_LOGGED_MAX)
+		return json_object_new_string(tool);
+	n = MCP_TOOL_LOGGED_MAX;
+	while (n && ((unsigned char)tool[n] & 0xC0) == 0x80)
+		n--;
+	_cleanup_free_ char *head = xasprintf("%.*s...", (int)n, tool);
+	return json_object_new_string(head);
+}
+
 /* --- The relay --- */
 
 static void bridge_close(struct server *srv, struct mcp_bridge *b);
@@ -324,14 +363,17 @@ static int take_line(struct server *srv, struct mcp_bridge *b, bool from_down, c
 	enum mcp_verdict v = mcp_filter_client(&b->filter, line, len, &out, &call);
 	if (call.is_call && call.tool) {
 		struct json_object *f = json_object_new_object();
-		json_object_object_add(f, "tool", json_object_new_string(call.tool));
+		json_object_object_add(f, "tool", tool_logged(call.tool));
 		json_object_object_add(f, "allowed", json_object_new_boolean(call.allowed));
-		audit_bridge(srv, b, "serve_mcp_call", f);
+		if (call.allowed)
+			audit_bridge(srv, b, "serve_mcp_call", f);
+		else
+			audit_refusal(srv, b, "serve_mcp_call", f);
 	}
 	if (v == MCP_CLOSE) {
 		struct json_object *f = json_object_new_object();
 		json_object_object_add(f, "reason", json_object_new_string(call.why));
-		audit_bridge(srv, b, "serve_mcp_refused", f);
+		audit_refusal(srv, b, "serve_mcp_refused", f);
 	}
 	mcp_call_release(&call);
 	if (v == MCP_FORWARD)
@@ -349,7 +391,7 @@ static void line_too_long(struct server *srv, struct mcp_bridge *b, bool from_do
 			       json_object_new_string(from_down
 							  ? "a line from inside over 4 MiB"
 							  : "a line from the server over 4 MiB"));
-	audit_bridge(srv, b, "serve_mcp_refused", f);
+	audit_refusal(srv, b, "serve_mcp_refused", f);
 	bridge_close(srv, b);
 }
 
