@@ -43,4 +43,46 @@ PY
 	stop_daemon
 }
 
+test_partial_mcp_lines_cannot_swell_the_daemons_memory()
+{
+	start_daemon
+	client <<'PY'
+from mcp_client import *
+import time
+def rss(pid):
+    for l in open("/proc/%s/status" % pid):
+        if l.startswith("VmRSS:"):
+            return int(l.split()[1]) << 10
+def main():
+    c = Client(); c.initialize()
+    servers = {"s%d" % i: {"command": ["sleep", "60"], "tools": ["echo"]} for i in range(16)}
+    cr = c.create(mcpServers=servers)
+    sid, host = cr["sessionId"], cr["hostWorkspace"]
+    pid = os.environ["DAEMON_PID"]
+    before = rss(pid)
+    # Every bridge the daemon takes (8 a server), each given a line just
+    # short of 4 MiB and never its newline: the daemon holds it all.
+    hold = ("import socket,os,time\n"
+            "socks=[]\n"
+            "for i in range(16):\n"
+            " for j in range(8):\n"
+            "  s=socket.socket(socket.AF_UNIX); s.connect('/run/agent-sandbox/mcp/s%d.sock'%i)\n"
+            "  try:\n"
+            "   s.settimeout(2); s.sendall(b'{' + b' '*((4<<20)-64))\n"
+            "  except OSError: pass\n"
+            "  socks.append(s)\n"
+            "open('held','w').write(str(len(socks)))\n"
+            "time.sleep(20)\n")
+    p = c.start(sid, ["python3", "-c", hold])
+    wait_until(lambda: os.path.exists(host + "/held"), "the bridges held", 60)
+    time.sleep(1)
+    grown = rss(pid) - before
+    check(grown < 160 << 20, "the daemon grew by", grown >> 20, "MiB")
+    check(any("32 MiB" in a["reason"] for a in audit("serve_mcp_refused")), "no refusal recorded")
+    c.call("session/close", {"sessionId": sid})
+run(main)
+PY
+	stop_daemon
+}
+
 run_tests

@@ -38,6 +38,12 @@
  * is answered here), so a session records this many and then says it
  * stops; a tool name is recorded up to the longest a tools list takes. */
 #define MCP_REFUSALS_LOGGED_MAX 1000
+/* Bytes all the bridges of a session may hold (buffers as allocated): 16
+ * servers of 8 bridges each holding a line short of MCP_LINE_MAX would be
+ * half a GiB of the daemon's, at the agent's word. */
+#define MCP_SESSION_HELD_MAX (32u << 20)
+/* A buffer emptied after a long line gives its memory back. */
+#define MCP_BUFFER_KEEP 65536
 #define MCP_TOOL_LOGGED_MAX 256
 
 struct mcp_server {
@@ -395,6 +401,25 @@ static void line_too_long(struct server *srv, struct mcp_bridge *b, bool from_do
 	bridge_close(srv, b);
 }
 
+static void trim(struct strbuf *sb)
+{
+	if (!sb->len && sb->alloc > MCP_BUFFER_KEEP)
+		strbuf_release(sb);
+}
+
+static size_t side_held(const struct side *sd)
+{
+	return sd->in.alloc + sd->out.alloc;
+}
+
+static size_t session_held(const struct mcp_session *m)
+{
+	size_t n = 0;
+	for (const struct mcp_bridge *b = m->bridges; b; b = b->next)
+		n += side_held(&b->down) + side_held(&b->up);
+	return n;
+}
+
 static void side_read(struct server *srv, struct mcp_bridge *b, bool from_down)
 {
 	struct side *from = from_down ? &b->down : &b->up;
@@ -429,6 +454,16 @@ static void side_read(struct server *srv, struct mcp_bridge *b, bool from_down)
 	}
 	memmove(from->in.buf, from->in.buf + start, from->in.len - start);
 	strbuf_setlen(&from->in, from->in.len - start);
+	trim(&from->in);
+	/* Over the session's budget: this bridge, the one that grew, ends. */
+	if (session_held(b->srv_conf->m) > MCP_SESSION_HELD_MAX) {
+		struct json_object *f = json_object_new_object();
+		json_object_object_add(
+		    f, "reason",
+		    json_object_new_string("the session's MCP bridges hold over 32 MiB"));
+		audit_refusal(srv, b, "serve_mcp_refused", f);
+		bridge_close(srv, b);
+	}
 }
 
 static void side_write(struct server *srv, struct mcp_bridge *b, struct side *to)
@@ -447,6 +482,7 @@ static void side_write(struct server *srv, struct mcp_bridge *b, struct side *to
 	}
 	strbuf_reset(&to->out);
 	to->out_off = 0;
+	trim(&to->out);
 }
 
 static void bridge_ready(struct server *srv, struct mcp_bridge *b, struct side *sd, struct watch *w,
