@@ -85,4 +85,43 @@ PY
 	stop_daemon
 }
 
+test_mcp_command_servers_die_with_a_killed_daemon()
+{
+	start_daemon
+	client <<'PY'
+from mcp_client import *
+def main():
+    c = Client(); c.initialize()
+    # A server that never reads its stdin, so never sees it close.
+    cr = c.create(mcpServers={"slow": {"command": ["sleep", "31337"]}})
+    hold = ("import socket,time\n"
+            "s=socket.socket(socket.AF_UNIX); s.connect('/run/agent-sandbox/mcp/slow.sock')\n"
+            "time.sleep(60)\n")
+    c.start(cr["sessionId"], ["python3", "-c", hold])
+    wait_until(lambda: servers(), "the server started", 10)
+def servers():
+    found = []
+    for p in os.listdir("/proc"):
+        try:
+            if p.isdigit() and open("/proc/%s/cmdline" % p, "rb").read() == b"sleep\x0031337\x00":
+                found.append(p)
+        except OSError:
+            pass
+    return found
+run(main)
+PY
+	kill -KILL "$daemon_pid"
+	wait "$daemon_pid" 2>/dev/null
+	daemon_pid=
+	left=
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		left=$(for p in /proc/[0-9]*; do
+			[ "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" = "sleep 31337 " ] && echo "${p#/proc/}"
+		done)
+		[ -z "$left" ] && break
+		sleep 0.3
+	done
+	[ -z "$left" ] || { kill -KILL $left; fail "the MCP server outlived the daemon: $left"; }
+}
+
 run_tests

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -635,9 +636,14 @@ static int connect_socket(const char *path, int *fd)
 /* In the child: the command, its stdin and stdout the pipes, stderr
  * /dev/null, in a session (and process group) of its own, with the
  * daemon's environment: the platform's own program, given what the
- * platform gave the daemon. */
-static _Noreturn void exec_command(const struct mcp_server *c, int in, int out, char *const *envp)
+ * platform gave the daemon. Out of the daemon's group, it is killed with
+ * the daemon however that ends (a sandbox dies with it the same way): a
+ * server that never reads its stdin would not notice. */
+static _Noreturn void exec_command(const struct mcp_server *c, int in, int out, char *const *envp,
+				   pid_t daemon)
 {
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != daemon)
+		_exit(127);
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || devnull < 0 || dup2(devnull, 2) < 0)
 		_exit(127);
@@ -662,9 +668,10 @@ static int start_command(struct server *srv, struct mcp_bridge *b)
 		close(to[1]);
 		return -e;
 	}
+	pid_t self = getpid();
 	pid_t pid = fork();
 	if (pid == 0)
-		exec_command(b->srv_conf, to[0], from[1], srv->o->envp);
+		exec_command(b->srv_conf, to[0], from[1], srv->o->envp, self);
 	int e = errno;
 	close(to[0]);
 	close(from[1]);
