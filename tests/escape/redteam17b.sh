@@ -77,7 +77,7 @@ def main():
     wait_until(lambda: os.path.exists(host + "/held"), "the bridges held", 60)
     time.sleep(1)
     grown = rss(pid) - before
-    check(grown < 160 << 20, "the daemon grew by", grown >> 20, "MiB")
+    check(grown < 80 << 20, "the daemon grew by", grown >> 20, "MiB")
     check(any("32 MiB" in a["reason"] for a in audit("serve_mcp_refused")), "no refusal recorded")
     c.call("session/close", {"sessionId": sid})
 run(main)
@@ -122,6 +122,47 @@ PY
 		sleep 0.3
 	done
 	[ -z "$left" ] || { kill -KILL $left; fail "the MCP server outlived the daemon: $left"; }
+}
+
+test_mcp_connections_cannot_multiply_command_servers_on_the_host()
+{
+	start_daemon
+	client <<'PY'
+from mcp_client import *
+import time
+def count():
+    n = 0
+    for p in os.listdir("/proc"):
+        try:
+            if p.isdigit() and open("/proc/%s/cmdline" % p, "rb").read() == b"sleep\x0031338\x00":
+                n += 1
+        except OSError:
+            pass
+    return n
+def main():
+    c = Client(); c.initialize()
+    servers = {"s%d" % i: {"command": ["sleep", "31338"]} for i in range(3)}
+    cr = c.create(mcpServers=servers)
+    sid, host = cr["sessionId"], cr["hostWorkspace"]
+    # Each connection is a process on the host, outside the session's
+    # limits: the agent opens as many as the daemon takes.
+    hold = ("import socket,time\n"
+            "socks=[]\n"
+            "for i in range(3):\n"
+            " for j in range(10):\n"
+            "  s=socket.socket(socket.AF_UNIX); s.connect('/run/agent-sandbox/mcp/s%d.sock'%i); socks.append(s)\n"
+            "open('held','w').write('x')\n"
+            "time.sleep(30)\n")
+    c.start(sid, ["python3", "-c", hold])
+    wait_until(lambda: os.path.exists(host + "/held"), "the connections held", 20)
+    time.sleep(1)
+    n = count()
+    check(0 < n <= 6, "command servers on the host:", n)
+    c.call("session/close", {"sessionId": sid})
+    wait_until(lambda: count() == 0, "the servers gone", 10)
+run(main)
+PY
+	stop_daemon
 }
 
 run_tests

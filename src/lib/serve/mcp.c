@@ -31,8 +31,10 @@
 
 /* Bytes queued toward one side beyond which the other is not read. */
 #define MCP_QUEUE_HIGH (1u << 20)
-/* Bridges of one server at once: each may be a process on the host. */
-#define MCP_BRIDGES_MAX 8
+/* Bridges of one server at once. Each may be a process on the host,
+ * outside the session's limits, started at the agent's word: a run's CLI
+ * takes one, and one more covers the previous run's still ending. */
+#define MCP_BRIDGES_MAX 2
 #define MCP_CONFIG ".mcp.json"
 #define MCP_CONFIG_MAX (1u << 20)
 /* The audit log is the host's disk: a refusal costs the agent nothing (it
@@ -40,8 +42,8 @@
  * stops; a tool name is recorded up to the longest a tools list takes. */
 #define MCP_REFUSALS_LOGGED_MAX 1000
 /* Bytes all the bridges of a session may hold (buffers as allocated): 16
- * servers of 8 bridges each holding a line short of MCP_LINE_MAX would be
- * half a GiB of the daemon's, at the agent's word. */
+ * servers of 2 bridges each holding a line short of MCP_LINE_MAX would be
+ * 128 MiB of the daemon's (and more sessions, more), at the agent's word. */
 #define MCP_SESSION_HELD_MAX (32u << 20)
 /* A buffer emptied after a long line gives its memory back. */
 #define MCP_BUFFER_KEEP 65536
