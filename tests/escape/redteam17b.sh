@@ -165,4 +165,37 @@ PY
 	stop_daemon
 }
 
+test_a_tools_list_also_keeps_resources_prompts_and_unknown_methods_from_the_server()
+{
+	start_daemon
+	client <<'PY'
+from mcp_client import *
+def main():
+    log = os.environ["T"] + "/mcp.log"
+    c = Client(); c.initialize()
+    sid = demo_session(c, log)
+    # The session allows the tool echo: a server's resources, prompts,
+    # completions (a file server's files, say) are not echo.
+    reqs = [("resources/list", {}), ("resources/templates/list", {}),
+            ("resources/read", {"uri": "file:///etc/shadow"}),
+            ("resources/subscribe", {"uri": "file:///etc/shadow"}),
+            ("prompts/list", {}), ("prompts/get", {"name": "p"}),
+            ("completion/complete", {"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "b"}}),
+            ("tasks/list", {}), ("x-vendor/exec", {"cmd": "id"})]
+    msgs = [INIT, {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    msgs += [{"jsonrpc": "2.0", "id": 10 + i, "method": m, "params": p} for i, (m, p) in enumerate(reqs)]
+    msgs += [{"jsonrpc": "2.0", "method": "x-vendor/exec", "params": {"cmd": "id"}},
+             {"jsonrpc": "2.0", "id": 40, "method": "ping"}, LIST, call(41, "echo", "still")]
+    r, out = bridge(c, sid, "demo", msgs)
+    got = [m.get("method") for m in received(log) if "jsonrpc" in m]
+    check(not [m for m in got if m not in ("initialize", "notifications/initialized", "ping", "tools/list", "tools/call")],
+          "reached the server:", got)
+    for i in range(len(reqs)):
+        check("error" in out.get(10 + i, {}) or "result" in out.get(10 + i, {}), "no answer", 10 + i, out)
+    check(out[41]["result"]["content"][0]["text"] == "still", out)
+run(main)
+PY
+	stop_daemon
+}
+
 run_tests

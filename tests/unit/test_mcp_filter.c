@@ -131,7 +131,7 @@ static void mcp_filter_refuses_an_id_still_pending(void **state)
 	struct strbuf out = STRBUF_INIT;
 	struct mcp_call call;
 	const char *list = "{\"id\":7,\"method\":\"tools/list\"}";
-	const char *other = "{\"id\":7,\"method\":\"resources/list\"}";
+	const char *other = "{\"id\":7,\"method\":\"ping\"}";
 	assert_int_equal(mcp_filter_client(&f, list, strlen(list), &out, &call), MCP_FORWARD);
 	mcp_call_release(&call);
 	strbuf_reset(&out);
@@ -144,6 +144,54 @@ static void mcp_filter_refuses_an_id_still_pending(void **state)
 	strbuf_reset(&out);
 	assert_int_equal(mcp_filter_client(&f, other, strlen(other), &out, &call), MCP_FORWARD);
 	mcp_call_release(&call);
+	strbuf_release(&out);
+	mcp_filter_release(&f);
+	strv_release(&allow);
+}
+
+static void mcp_filter_with_a_list_passes_only_what_tools_need(void **state)
+{
+	static const struct {
+		const char *line;
+		enum mcp_verdict verdict;
+		const char *out_has;
+	} cases[] = {
+	    {"{\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"file:///x\"}}",
+	     MCP_REPLY, "-32601"},
+	    {"{\"id\":2,\"method\":\"prompts/get\",\"params\":{\"name\":\"p\"}}", MCP_REPLY,
+	     "-32601"},
+	    {"{\"id\":3,\"method\":\"completion/complete\"}", MCP_REPLY, "-32601"},
+	    {"{\"id\":4,\"method\":\"x/exec\"}", MCP_REPLY, "-32601"},
+	    {"{\"id\":5,\"method\":\"resources/list\"}", MCP_REPLY, "\"resources\":[]"},
+	    {"{\"id\":6,\"method\":\"prompts/list\"}", MCP_REPLY, "\"prompts\":[]"},
+	    {"{\"method\":\"x/exec\"}", MCP_DROP, NULL},
+	    {"{\"method\":\"notifications/initialized\"}", MCP_FORWARD, "initialized"},
+	    {"{\"id\":7,\"method\":\"ping\"}", MCP_FORWARD, "ping"},
+	    {"{\"id\":8,\"method\":\"logging/setLevel\"}", MCP_FORWARD, "setLevel"},
+	};
+	struct mcp_filter f;
+	struct strv allow;
+	with_filter(&f, &allow);
+	struct strbuf out = STRBUF_INIT;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct mcp_call call;
+		strbuf_reset(&out);
+		enum mcp_verdict v =
+		    mcp_filter_client(&f, cases[i].line, strlen(cases[i].line), &out, &call);
+		if (v != cases[i].verdict ||
+		    (cases[i].out_has && !strstr(strbuf_str(&out), cases[i].out_has)))
+			fail_msg("case %zu: verdict %d, out %s", i, (int)v, strbuf_str(&out));
+		mcp_call_release(&call);
+	}
+	/* The server's initialize answer loses what the client may not use. */
+	const char *init = "{\"id\":9,\"result\":{\"capabilities\":{\"tools\":{},\"resources\":{},"
+			   "\"prompts\":{},\"completions\":{}}}}";
+	strbuf_reset(&out);
+	assert_int_equal(mcp_filter_server(&f, init, strlen(init), &out), MCP_FORWARD);
+	assert_non_null(strstr(strbuf_str(&out), "\"tools\""));
+	assert_null(strstr(strbuf_str(&out), "resources"));
+	assert_null(strstr(strbuf_str(&out), "prompts"));
+	assert_null(strstr(strbuf_str(&out), "completions"));
 	strbuf_release(&out);
 	mcp_filter_release(&f);
 	strv_release(&allow);
@@ -181,6 +229,7 @@ int main(void)
 	    cmocka_unit_test(mcp_filter_client_decides_each_line),
 	    cmocka_unit_test(mcp_filter_server_keeps_only_allowed_tools),
 	    cmocka_unit_test(mcp_filter_refuses_an_id_still_pending),
+	    cmocka_unit_test(mcp_filter_with_a_list_passes_only_what_tools_need),
 	    cmocka_unit_test(mcp_filter_without_a_list_allows_every_tool),
 	    cmocka_unit_test(mcp_name_ok_takes_only_names_claude_can_prefix),
 	};

@@ -12,6 +12,7 @@
 
 /* JSON-RPC: invalid request, invalid params. */
 #define RPC_INVALID_REQUEST (-32600)
+#define RPC_METHOD_NOT_FOUND (-32601)
 #define RPC_INVALID_PARAMS (-32602)
 #define MCP_DEPTH_MAX 64
 
@@ -159,6 +160,50 @@ static enum mcp_verdict check_call(struct mcp_filter *f, struct json_object *msg
 	return MCP_FORWARD;
 }
 
+/* With a tools list, the session allows those tools and nothing else of
+ * the server's: its resources (a file server's files), prompts and
+ * completions, and any method MCP may add or a server invent, stay out.
+ * What a client needs to run the tools passes; notifications carry no
+ * request. */
+static bool method_passes(const char *method)
+{
+	static const char *const pass[] = {"initialize", "ping", "tools/list", "tools/call",
+					   "logging/setLevel"};
+	for (size_t i = 0; i < sizeof(pass) / sizeof(*pass); i++)
+		if (!strcmp(method, pass[i]))
+			return true;
+	return !strncmp(method, "notifications/", strlen("notifications/"));
+}
+
+/* The lists a client asks for on connecting, answered empty here; any
+ * other method refused. */
+static enum mcp_verdict refuse_method(const struct mcp_filter *f, const char *method,
+				      struct json_object *id, struct strbuf *out)
+{
+	static const struct {
+		const char *method, *key;
+	} empty[] = {{"resources/list", "resources"},
+		     {"resources/templates/list", "resourceTemplates"},
+		     {"prompts/list", "prompts"}};
+	if (!id)
+		return MCP_DROP;
+	for (size_t i = 0; i < sizeof(empty) / sizeof(*empty); i++) {
+		if (strcmp(method, empty[i].method))
+			continue;
+		struct json_object *r = json_object_new_object(), *res = json_object_new_object();
+		json_object_object_add(r, "jsonrpc", json_object_new_string("2.0"));
+		json_object_object_add(r, "id", json_object_get(id));
+		json_object_object_add(res, empty[i].key, json_object_new_array());
+		json_object_object_add(r, "result", res);
+		put_json(out, r);
+		json_object_put(r);
+		return MCP_REPLY;
+	}
+	_cleanup_free_ char *m =
+	    xasprintf("%s is not allowed for server %s: only its tools are", method, f->server);
+	return refuse(out, id, RPC_METHOD_NOT_FOUND, m);
+}
+
 enum mcp_verdict mcp_filter_client(struct mcp_filter *f, const char *line, size_t len,
 				   struct strbuf *out, struct mcp_call *call)
 {
@@ -178,6 +223,8 @@ enum mcp_verdict mcp_filter_client(struct mcp_filter *f, const char *line, size_
 	if (has_id && !json_object_is_type(id, json_type_string) &&
 	    !json_object_is_type(id, json_type_int) && !json_object_is_type(id, json_type_null))
 		return close_with(call, "an id that is neither a string nor an integer");
+	if (has_method && f->allow && !method_passes(json_object_get_string(method)))
+		return refuse_method(f, json_object_get_string(method), has_id ? id : NULL, out);
 	if (has_method) {
 		if (!strcmp(json_object_get_string(method), "tools/call")) {
 			enum mcp_verdict v = check_call(f, msg, has_id ? id : NULL, out, call);
@@ -219,8 +266,18 @@ static void filter_message(struct mcp_filter *f, struct json_object *msg)
 			pending_remove(f, (size_t)i);
 	}
 	if (!f->allow || !json_object_object_get_ex(msg, "result", &result) ||
-	    !json_object_is_type(result, json_type_object) ||
-	    !json_object_object_get_ex(result, "tools", &tools))
+	    !json_object_is_type(result, json_type_object))
+		return;
+	/* An initialize answer: what the client may not use, it is not told
+	 * of. */
+	struct json_object *caps = NULL;
+	if (json_object_object_get_ex(result, "capabilities", &caps) &&
+	    json_object_is_type(caps, json_type_object)) {
+		json_object_object_del(caps, "resources");
+		json_object_object_del(caps, "prompts");
+		json_object_object_del(caps, "completions");
+	}
+	if (!json_object_object_get_ex(result, "tools", &tools))
 		return;
 	struct json_object *kept = json_object_new_array();
 	size_t n =
