@@ -198,4 +198,33 @@ PY
 	stop_daemon
 }
 
+test_mcp_records_the_agent_causes_for_nothing_are_capped()
+{
+	start_daemon
+	client <<'PY'
+from mcp_client import *
+def main():
+    log = os.environ["T"] + "/mcp.log"
+    c = Client(); c.initialize()
+    # Every tool allowed; a tools/call without an id asks for no answer,
+    # so the agent need not wait for one: a record each, at its pace.
+    server = {"command": ["python3", os.environ["MCP_SERVER"], log]}
+    gone = {"socket": os.environ["T"] + "/no-such.sock"}
+    sid = c.create(mcpServers={"demo": server, "gone": gone})["sessionId"]
+    script = ("python3 -c 'import json,socket\n"
+              "print(json.dumps({\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}))\n"
+              "for i in range(3000): print(json.dumps({\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}))\n"
+              "for i in range(1500):\n"
+              " s=socket.socket(socket.AF_UNIX); s.connect(\"/run/agent-sandbox/mcp/gone.sock\"); s.recv(1); s.close()\n"
+              "' | " + BRIDGE + " mcp-bridge demo >/dev/null")
+    r = c.exec(sid, ["sh", "-c", script])
+    check(r["exitCode"] == 0, r)
+    n = len(audit("serve_mcp_call")) + len(audit("serve_mcp_upstream_failed")) + len(audit("serve_mcp_refused"))
+    check(n <= 1100, "records:", n)
+    check(calls_received(log) == [], received(log))
+run(main)
+PY
+	stop_daemon
+}
+
 run_tests

@@ -38,8 +38,9 @@
 #define MCP_CONFIG ".mcp.json"
 #define MCP_CONFIG_MAX (1u << 20)
 /* The audit log is the host's disk: a refusal costs the agent nothing (it
- * is answered here), so a session records this many and then says it
- * stops; a tool name is recorded up to the longest a tools list takes. */
+ * is answered here), nor does an upstream that fails, so a session records
+ * this many and then says it stops; a tool name is recorded up to the
+ * longest a tools list takes. */
 #define MCP_REFUSALS_LOGGED_MAX 1000
 /* Bytes all the bridges of a session may hold (buffers as allocated): 16
  * servers of 2 bridges each holding a line short of MCP_LINE_MAX would be
@@ -284,9 +285,10 @@ static void audit_bridge(struct server *srv, const struct mcp_bridge *b, const c
 	audit_serve(&srv->audit, b->s->id, event, b->s->owner, f);
 }
 
-/* A refusal's record, while the session has records left for them. */
-static void audit_refusal(struct server *srv, const struct mcp_bridge *b, const char *event,
-			  struct json_object *f)
+/* A record the agent causes for nothing (a refusal, an upstream that
+ * fails), while the session has records left for them. */
+static void audit_capped(struct server *srv, const struct mcp_bridge *b, const char *event,
+			 struct json_object *f)
 {
 	struct mcp_session *m = b->srv_conf->m;
 	if (m->refusals_logged > MCP_REFUSALS_LOGGED_MAX) {
@@ -298,7 +300,8 @@ static void audit_refusal(struct server *srv, const struct mcp_bridge *b, const 
 		f = json_object_new_object();
 		json_object_object_add(
 		    f, "reason",
-		    json_object_new_string("too many refusals: later ones are not recorded"));
+		    json_object_new_string(
+			"too many refusals and failures: later ones are not recorded"));
 		event = "serve_mcp_refused";
 	}
 	audit_bridge(srv, b, event, f);
@@ -377,12 +380,12 @@ static int take_line(struct server *srv, struct mcp_bridge *b, bool from_down, c
 		if (call.allowed)
 			audit_bridge(srv, b, "serve_mcp_call", f);
 		else
-			audit_refusal(srv, b, "serve_mcp_call", f);
+			audit_capped(srv, b, "serve_mcp_call", f);
 	}
 	if (v == MCP_CLOSE) {
 		struct json_object *f = json_object_new_object();
 		json_object_object_add(f, "reason", json_object_new_string(call.why));
-		audit_refusal(srv, b, "serve_mcp_refused", f);
+		audit_capped(srv, b, "serve_mcp_refused", f);
 	}
 	mcp_call_release(&call);
 	if (v == MCP_FORWARD)
@@ -400,7 +403,7 @@ static void line_too_long(struct server *srv, struct mcp_bridge *b, bool from_do
 			       json_object_new_string(from_down
 							  ? "a line from inside over 4 MiB"
 							  : "a line from the server over 4 MiB"));
-	audit_refusal(srv, b, "serve_mcp_refused", f);
+	audit_capped(srv, b, "serve_mcp_refused", f);
 	bridge_close(srv, b);
 }
 
@@ -464,7 +467,7 @@ static void side_read(struct server *srv, struct mcp_bridge *b, bool from_down)
 		json_object_object_add(
 		    f, "reason",
 		    json_object_new_string("the session's MCP bridges hold over 32 MiB"));
-		audit_refusal(srv, b, "serve_mcp_refused", f);
+		audit_capped(srv, b, "serve_mcp_refused", f);
 		bridge_close(srv, b);
 	}
 }
@@ -740,7 +743,7 @@ static void accept_ready(struct server *srv, struct watch *w, uint32_t events)
 		struct json_object *f = json_object_new_object();
 		json_object_object_add(f, "reason",
 				       json_object_new_string(strerror(r < 0 ? -r : EMFILE)));
-		audit_bridge(srv, b, "serve_mcp_upstream_failed", f);
+		audit_capped(srv, b, "serve_mcp_upstream_failed", f);
 		bridge_close(srv, b);
 		return;
 	}

@@ -151,6 +151,10 @@ static enum mcp_verdict check_call(struct mcp_filter *f, struct json_object *msg
 	const char *s = json_object_get_string(name);
 	size_t len = (size_t)json_object_get_string_len(name);
 	call->tool = xstrndup(s, len);
+	/* Without an id it asks for no answer: the agent could send them
+	 * without waiting, each a record, and a server runs none. */
+	if (!id)
+		return MCP_DROP;
 	call->allowed = allowed(f, s, len) && strlen(call->tool) == len;
 	if (!call->allowed) {
 		_cleanup_free_ char *m =
