@@ -224,6 +224,11 @@ enum mcp_verdict mcp_filter_client(struct mcp_filter *f, const char *line, size_
 	bool has_id = json_object_object_get_ex(msg, "id", &id);
 	if (has_method && !json_object_is_type(method, json_type_string))
 		return close_with(call, "a method that is not a string");
+	/* "ping\u0000..." is ping to us and may be something else to the
+	 * server. */
+	if (has_method &&
+	    strlen(json_object_get_string(method)) != (size_t)json_object_get_string_len(method))
+		return close_with(call, "a method with a NUL in it");
 	if (has_id && !json_object_is_type(id, json_type_string) &&
 	    !json_object_is_type(id, json_type_int) && !json_object_is_type(id, json_type_null))
 		return close_with(call, "an id that is neither a string nor an integer");
