@@ -1,7 +1,8 @@
 /* libFuzzer target for the MCP bridge's filter (serve/mcp_filter.c): lines
  * from either side, in any order. Whatever comes, a tools/call forwarded is
- * of an allowed tool, and nothing forwarded to the agent lists a tool not
- * allowed. Input: lines; a first byte of 's' sends one from the server. */
+ * of an allowed tool, no request goes out but those a tools list lets
+ * through, and nothing forwarded to the agent lists a tool not allowed.
+ * Input: lines; a first byte of 's' sends one from the server. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +15,34 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* A forwarded client line that calls a tool must call "echo". */
+/* With a tools list, what a forwarded request may ask of the server. */
+static void check_forwarded_method(struct json_object *method)
+{
+	static const char *const pass[] = {"initialize", "ping", "tools/list", "tools/call",
+					   "logging/setLevel"};
+	const char *m = json_object_get_string(method);
+	if (strlen(m) != (size_t)json_object_get_string_len(method))
+		abort();
+	for (size_t i = 0; i < sizeof(pass) / sizeof(*pass); i++)
+		if (!strcmp(m, pass[i]))
+			return;
+	if (strncmp(m, "notifications/", strlen("notifications/")))
+		abort();
+}
+
+/* A forwarded client line that calls a tool must call "echo", with an id,
+ * and ask nothing a tools list keeps out. */
 static void check_forwarded_call(const char *s)
 {
 	struct json_object *m = json_tokener_parse(s), *method, *params, *name;
 	if (!m)
 		abort(); /* we only forward our own serialization */
+	if (json_object_object_get_ex(m, "method", &method))
+		check_forwarded_method(method);
+	if (json_object_object_get_ex(m, "method", &method) &&
+	    !strcmp(json_object_get_string(method), "tools/call") &&
+	    !json_object_object_get_ex(m, "id", NULL))
+		abort();
 	if (json_object_object_get_ex(m, "method", &method) &&
 	    !strcmp(json_object_get_string(method), "tools/call") &&
 	    (!json_object_object_get_ex(m, "params", &params) ||
