@@ -227,4 +227,32 @@ PY
 	stop_daemon
 }
 
+test_mcp_bytes_that_are_not_utf8_stay_out_of_the_audit_log()
+{
+	start_daemon
+	client <<'PY'
+from mcp_client import *
+def main():
+    log = os.environ["T"] + "/mcp.log"
+    c = Client(); c.initialize()
+    sid = demo_session(c, log, tools=("echo", "sec\u00e9ret"))
+    # A tool name with a byte no UTF-8 has: the record would carry it to
+    # whatever reads the log as text.
+    script = ("printf '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\\377y\"}}\\n' | "
+              + BRIDGE + " mcp-bridge demo")
+    r = c.exec(sid, ["sh", "-c", script])
+    raw = open(os.environ["XDG_STATE_HOME"] + "/agent-sandbox/audit.jsonl", "rb").read()
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        check(False, "the audit log is not UTF-8:", e)
+    check(any("not one JSON value" in a["reason"] for a in audit("serve_mcp_refused")), "no refusal")
+    # A name in UTF-8 is a name like any other.
+    r, out = bridge(c, sid, "demo", [INIT, call(2, "sec\u00e9ret")])
+    check(calls_received(log) == ["sec\u00e9ret"], received(log))
+run(main)
+PY
+	stop_daemon
+}
+
 run_tests

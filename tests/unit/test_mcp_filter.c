@@ -166,6 +166,9 @@ static void mcp_filter_with_a_list_passes_only_what_tools_need(void **state)
 	    {"{\"id\":6,\"method\":\"prompts/list\"}", MCP_REPLY, "\"prompts\":[]"},
 	    {"{\"method\":\"x/exec\"}", MCP_DROP, NULL},
 	    {"{\"id\":11,\"method\":\"ping\\u0000resources/read\"}", MCP_CLOSE, NULL},
+	    /* Not UTF-8. */
+	    {"{\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":\"x\377y\"}}", MCP_CLOSE,
+	     NULL},
 	    /* A call of an allowed tool without an id: no answer, so none. */
 	    {"{\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}", MCP_DROP, NULL},
 	    {"{\"method\":\"notifications/initialized\"}", MCP_FORWARD, "initialized"},

@@ -58,7 +58,9 @@ static struct json_object *parse_line(const char *line, size_t len)
 	if (!len)
 		return NULL;
 	struct json_tokener *tok = json_tokener_new_ex(MCP_DEPTH_MAX);
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	/* UTF-8 as MCP says: a byte that is not would reach the audit log
+	 * and whatever reads it as text. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	struct json_object *v = json_tokener_parse_ex(tok, line, (int)len);
 	bool whole = v && json_tokener_get_error(tok) == json_tokener_success &&
 		     json_tokener_get_parse_end(tok) == len;
