@@ -255,4 +255,33 @@ PY
 	stop_daemon
 }
 
+test_an_mcp_line_of_a_million_values_does_not_spike_the_daemons_memory()
+{
+	start_daemon
+	client <<'PY'
+from mcp_client import *
+def hwm(pid):
+    for l in open("/proc/%s/status" % pid):
+        if l.startswith("VmHWM:"):
+            return int(l.split()[1]) << 10
+def main():
+    log = os.environ["T"] + "/mcp.log"
+    c = Client(); c.initialize()
+    sid = demo_session(c, log)
+    pid = os.environ["DAEMON_PID"]
+    before = hwm(pid)
+    # Under 4 MiB, yet 1.3 million objects to build: once from the
+    # agent, once echoed back by the server.
+    many = ("import sys\n"
+            "sys.stdout.write('{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"a\":[' + '{},'*1300000 + '{}]}}\\n')\n")
+    r = c.exec(sid, ["sh", "-c", "python3 -c \"$0\" | " + BRIDGE + " mcp-bridge demo >/dev/null", many])
+    grown = hwm(pid) - before
+    check(grown < 200 << 20, "the daemon's peak grew by", grown >> 20, "MiB")
+    r, out = bridge(c, sid, "demo", [INIT, call(2, "echo", "after")])
+    check(out[2]["result"]["content"][0]["text"] == "after", out)
+run(main)
+PY
+	stop_daemon
+}
+
 run_tests

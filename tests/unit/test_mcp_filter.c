@@ -203,6 +203,37 @@ static void mcp_filter_with_a_list_passes_only_what_tools_need(void **state)
 	strv_release(&allow);
 }
 
+/* A line of more values than json-c should build is not parsed: refused
+ * from the agent, dropped from the server. Commas in strings count for
+ * nothing. */
+static void mcp_filter_refuses_a_line_of_too_many_values(void **state)
+{
+	struct mcp_filter f;
+	struct strv allow;
+	with_filter(&f, &allow);
+	struct strbuf line = STRBUF_INIT, out = STRBUF_INIT;
+	struct mcp_call call;
+	strbuf_addstr(&line, "{\"id\":1,\"method\":\"ping\",\"params\":{\"a\":[");
+	for (int i = 0; i < 70000; i++)
+		strbuf_addstr(&line, "{},");
+	strbuf_addstr(&line, "{}]}}");
+	assert_int_equal(mcp_filter_client(&f, line.buf, line.len, &out, &call), MCP_CLOSE);
+	mcp_call_release(&call);
+	assert_int_equal(mcp_filter_server(&f, line.buf, line.len, &out), MCP_DROP);
+	strbuf_reset(&line);
+	strbuf_addstr(&line, "{\"id\":2,\"method\":\"ping\",\"params\":{\"a\":\"");
+	for (int i = 0; i < 300000; i++)
+		strbuf_addstr(&line, "{[,");
+	strbuf_addstr(&line, "\\\"\"}}");
+	strbuf_reset(&out);
+	assert_int_equal(mcp_filter_client(&f, line.buf, line.len, &out, &call), MCP_FORWARD);
+	mcp_call_release(&call);
+	strbuf_release(&line);
+	strbuf_release(&out);
+	mcp_filter_release(&f);
+	strv_release(&allow);
+}
+
 static void mcp_filter_without_a_list_allows_every_tool(void **state)
 {
 	struct mcp_filter f;
@@ -236,6 +267,7 @@ int main(void)
 	    cmocka_unit_test(mcp_filter_server_keeps_only_allowed_tools),
 	    cmocka_unit_test(mcp_filter_refuses_an_id_still_pending),
 	    cmocka_unit_test(mcp_filter_with_a_list_passes_only_what_tools_need),
+	    cmocka_unit_test(mcp_filter_refuses_a_line_of_too_many_values),
 	    cmocka_unit_test(mcp_filter_without_a_list_allows_every_tool),
 	    cmocka_unit_test(mcp_name_ok_takes_only_names_claude_can_prefix),
 	};
