@@ -191,13 +191,14 @@ static void mcp_filter_with_a_list_passes_only_what_tools_need(void **state)
 	}
 	/* The server's initialize answer loses what the client may not use. */
 	const char *init = "{\"id\":9,\"result\":{\"capabilities\":{\"tools\":{},\"resources\":{},"
-			   "\"prompts\":{},\"completions\":{}}}}";
+			   "\"prompts\":{},\"completions\":{},\"tasks\":{}}}}";
 	strbuf_reset(&out);
 	assert_int_equal(mcp_filter_server(&f, init, strlen(init), &out), MCP_FORWARD);
 	assert_non_null(strstr(strbuf_str(&out), "\"tools\""));
 	assert_null(strstr(strbuf_str(&out), "resources"));
 	assert_null(strstr(strbuf_str(&out), "prompts"));
 	assert_null(strstr(strbuf_str(&out), "completions"));
+	assert_null(strstr(strbuf_str(&out), "tasks"));
 	strbuf_release(&out);
 	mcp_filter_release(&f);
 	strv_release(&allow);

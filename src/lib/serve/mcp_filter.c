@@ -318,6 +318,9 @@ static void filter_message(struct mcp_filter *f, struct json_object *msg)
 		json_object_object_del(caps, "resources");
 		json_object_object_del(caps, "prompts");
 		json_object_object_del(caps, "completions");
+		/* Tasks (a call run in the background) are fetched with
+		 * the tasks/ methods, which a list keeps out: calls stay plain. */
+		json_object_object_del(caps, "tasks");
 	}
 	if (!json_object_object_get_ex(result, "tools", &tools))
 		return;
