@@ -199,6 +199,29 @@ static void mcp_filter_with_a_list_passes_only_what_tools_need(void **state)
 	assert_null(strstr(strbuf_str(&out), "prompts"));
 	assert_null(strstr(strbuf_str(&out), "completions"));
 	assert_null(strstr(strbuf_str(&out), "tasks"));
+	/* Its requests of the client: ping and notifications pass; sampling
+	 * is answered back to it; in a batch, left out. */
+	const char *sampling = "{\"id\":\"s\",\"method\":\"sampling/createMessage\"}";
+	strbuf_reset(&out);
+	assert_int_equal(mcp_filter_server(&f, sampling, strlen(sampling), &out), MCP_REPLY);
+	assert_non_null(strstr(strbuf_str(&out), "-32601"));
+	const char *batch =
+	    "[{\"id\":\"r\",\"method\":\"roots/list\"},{\"id\":\"p\",\"method\":\"ping\"}]";
+	strbuf_reset(&out);
+	assert_int_equal(mcp_filter_server(&f, batch, strlen(batch), &out), MCP_FORWARD);
+	assert_null(strstr(strbuf_str(&out), "roots"));
+	assert_non_null(strstr(strbuf_str(&out), "ping"));
+	const char *note = "{\"method\":\"notifications/message\"}";
+	strbuf_reset(&out);
+	assert_int_equal(mcp_filter_server(&f, note, strlen(note), &out), MCP_FORWARD);
+	/* The client's initialize does not offer what it may not do. */
+	struct mcp_call call;
+	const char *cinit = "{\"id\":10,\"method\":\"initialize\",\"params\":{\"capabilities\":{"
+			    "\"sampling\":{},\"roots\":{},\"elicitation\":{}}}}";
+	strbuf_reset(&out);
+	assert_int_equal(mcp_filter_client(&f, cinit, strlen(cinit), &out, &call), MCP_FORWARD);
+	mcp_call_release(&call);
+	assert_non_null(strstr(strbuf_str(&out), "\"capabilities\":{}"));
 	strbuf_release(&out);
 	mcp_filter_release(&f);
 	strv_release(&allow);

@@ -367,8 +367,11 @@ static int take_line(struct server *srv, struct mcp_bridge *b, bool from_down, c
 {
 	_cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
 	if (!from_down) {
-		if (mcp_filter_server(&b->filter, line, len, &out) == MCP_FORWARD)
+		enum mcp_verdict v = mcp_filter_server(&b->filter, line, len, &out);
+		if (v == MCP_FORWARD)
 			queue_line(&b->down, &out);
+		else if (v == MCP_REPLY)
+			queue_line(&b->up, &out);
 		return 0;
 	}
 	struct mcp_call call;

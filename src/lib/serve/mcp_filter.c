@@ -241,6 +241,21 @@ static enum mcp_verdict refuse_method(const struct mcp_filter *f, const char *me
 	return refuse(out, id, RPC_METHOD_NOT_FOUND, m);
 }
 
+/* The server is not told of what the client would do for it that a
+ * tools list keeps out (server_request_refused). */
+static void client_capabilities(struct json_object *msg)
+{
+	struct json_object *params = NULL, *caps = NULL;
+	if (!json_object_object_get_ex(msg, "params", &params) ||
+	    !json_object_is_type(params, json_type_object) ||
+	    !json_object_object_get_ex(params, "capabilities", &caps) ||
+	    !json_object_is_type(caps, json_type_object))
+		return;
+	json_object_object_del(caps, "sampling");
+	json_object_object_del(caps, "elicitation");
+	json_object_object_del(caps, "roots");
+}
+
 enum mcp_verdict mcp_filter_client(struct mcp_filter *f, const char *line, size_t len,
 				   struct strbuf *out, struct mcp_call *call)
 {
@@ -267,6 +282,8 @@ enum mcp_verdict mcp_filter_client(struct mcp_filter *f, const char *line, size_
 		return close_with(call, "an id that is neither a string nor an integer");
 	if (has_method && f->allow && !method_passes(json_object_get_string(method)))
 		return refuse_method(f, json_object_get_string(method), has_id ? id : NULL, out);
+	if (has_method && f->allow && !strcmp(json_object_get_string(method), "initialize"))
+		client_capabilities(msg);
 	if (has_method) {
 		if (!strcmp(json_object_get_string(method), "tools/call")) {
 			enum mcp_verdict v = check_call(f, msg, has_id ? id : NULL, out, call);
@@ -339,6 +356,25 @@ static void filter_message(struct mcp_filter *f, struct json_object *msg)
 	json_object_object_add(result, "tools", kept);
 }
 
+/* With a tools list, a request of the server's to the client other than
+ * ping: sampling (the agent's model, on the platform's key, at the
+ * server's word), elicitation, roots. NULL when it may pass. */
+static const char *server_request_refused(const struct mcp_filter *f, struct json_object *msg)
+{
+	struct json_object *method = NULL;
+	if (!f->allow || !json_object_is_type(msg, json_type_object) ||
+	    !json_object_object_get_ex(msg, "method", &method))
+		return NULL;
+	if (!json_object_is_type(method, json_type_string))
+		return "";
+	const char *m = json_object_get_string(method);
+	if (strlen(m) != (size_t)json_object_get_string_len(method))
+		return "";
+	if (!strcmp(m, "ping") || !strncmp(m, "notifications/", strlen("notifications/")))
+		return NULL;
+	return m;
+}
+
 enum mcp_verdict mcp_filter_server(struct mcp_filter *f, const char *line, size_t len,
 				   struct strbuf *out)
 {
@@ -346,9 +382,29 @@ enum mcp_verdict mcp_filter_server(struct mcp_filter *f, const char *line, size_
 	if (!msg)
 		return MCP_DROP;
 	if (json_object_is_type(msg, json_type_array)) {
-		for (size_t i = 0; i < json_object_array_length(msg); i++)
-			filter_message(f, json_object_array_get_idx(msg, i));
+		/* No batch in MCP now: a request in one just goes. */
+		struct json_object *kept = json_object_new_array();
+		for (size_t i = 0; i < json_object_array_length(msg); i++) {
+			struct json_object *m = json_object_array_get_idx(msg, i);
+			if (server_request_refused(f, m))
+				continue;
+			filter_message(f, m);
+			json_object_array_add(kept, json_object_get(m));
+		}
+		json_object_put(msg);
+		msg = kept;
 	} else if (json_object_is_type(msg, json_type_object)) {
+		const char *refused = server_request_refused(f, msg);
+		if (refused) {
+			struct json_object *id = NULL;
+			if (!*refused || !json_object_object_get_ex(msg, "id", &id))
+				return MCP_DROP;
+			_cleanup_free_ char *m =
+			    xasprintf("%s is not allowed for server %s: only its tools are",
+				      refused, f->server);
+			reply_error(out, id, RPC_METHOD_NOT_FOUND, m);
+			return MCP_REPLY;
+		}
 		filter_message(f, msg);
 	} else {
 		return MCP_DROP;
