@@ -1,7 +1,8 @@
 /* libFuzzer target for the MCP bridge's filter (serve/mcp_filter.c): lines
  * from either side, in any order. Whatever comes, a tools/call forwarded is
  * of an allowed tool, no request goes out but those a tools list lets
- * through, and nothing forwarded to the agent lists a tool not allowed.
+ * through (either way), and nothing forwarded to the agent lists a tool
+ * not allowed.
  * Input: lines; a first byte of 's' sends one from the server. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,9 +53,24 @@ static void check_forwarded_call(const char *s)
 	json_object_put(m);
 }
 
+/* A request of the server's that reaches the agent is a ping. */
+static void check_server_request(struct json_object *m)
+{
+	struct json_object *method;
+	if (!json_object_is_type(m, json_type_object) ||
+	    !json_object_object_get_ex(m, "method", &method))
+		return;
+	const char *s = json_object_get_string(method);
+	if (!json_object_is_type(method, json_type_string) ||
+	    strlen(s) != (size_t)json_object_get_string_len(method) ||
+	    (strcmp(s, "ping") && strncmp(s, "notifications/", strlen("notifications/"))))
+		abort();
+}
+
 static void check_list(struct json_object *m)
 {
 	struct json_object *result, *tools, *name;
+	check_server_request(m);
 	if (!json_object_is_type(m, json_type_object) ||
 	    !json_object_object_get_ex(m, "result", &result) ||
 	    !json_object_object_get_ex(result, "tools", &tools) ||
@@ -67,7 +83,8 @@ static void check_list(struct json_object *m)
 			abort();
 }
 
-/* A tools list forwarded to the agent names "echo" only. */
+/* A tools list forwarded to the agent names "echo" only, and the server
+ * asks it nothing but ping. */
 static void check_forwarded_list(const char *s)
 {
 	struct json_object *m = json_tokener_parse(s);
