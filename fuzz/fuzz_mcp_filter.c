@@ -17,7 +17,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* With a tools list, what a forwarded request may ask of the server. */
-static void check_forwarded_method(struct json_object *method)
+static void check_forwarded_method(struct json_object *msg, struct json_object *method)
 {
 	static const char *const pass[] = {"initialize", "ping", "tools/list", "tools/call",
 					   "logging/setLevel"};
@@ -27,7 +27,8 @@ static void check_forwarded_method(struct json_object *method)
 	for (size_t i = 0; i < sizeof(pass) / sizeof(*pass); i++)
 		if (!strcmp(m, pass[i]))
 			return;
-	if (strncmp(m, "notifications/", strlen("notifications/")))
+	if (strncmp(m, "notifications/", strlen("notifications/")) ||
+	    json_object_object_get_ex(msg, "id", NULL))
 		abort();
 }
 
@@ -39,7 +40,7 @@ static void check_forwarded_call(const char *s)
 	if (!m)
 		abort(); /* we only forward our own serialization */
 	if (json_object_object_get_ex(m, "method", &method))
-		check_forwarded_method(method);
+		check_forwarded_method(m, method);
 	if (json_object_object_get_ex(m, "method", &method) &&
 	    !strcmp(json_object_get_string(method), "tools/call") &&
 	    !json_object_object_get_ex(m, "id", NULL))
@@ -63,7 +64,8 @@ static void check_server_request(struct json_object *m)
 	const char *s = json_object_get_string(method);
 	if (!json_object_is_type(method, json_type_string) ||
 	    strlen(s) != (size_t)json_object_get_string_len(method) ||
-	    (strcmp(s, "ping") && strncmp(s, "notifications/", strlen("notifications/"))))
+	    (strcmp(s, "ping") && (strncmp(s, "notifications/", strlen("notifications/")) ||
+				   json_object_object_get_ex(m, "id", NULL))))
 		abort();
 }
 

@@ -172,6 +172,8 @@ static void mcp_filter_with_a_list_passes_only_what_tools_need(void **state)
 	    /* A call of an allowed tool without an id: no answer, so none. */
 	    {"{\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}", MCP_DROP, NULL},
 	    {"{\"method\":\"notifications/initialized\"}", MCP_FORWARD, "initialized"},
+	    /* With an id it is a request, of a method not on the list. */
+	    {"{\"id\":13,\"method\":\"notifications/initialized\"}", MCP_REPLY, "-32601"},
 	    {"{\"id\":7,\"method\":\"ping\"}", MCP_FORWARD, "ping"},
 	    {"{\"id\":8,\"method\":\"logging/setLevel\"}", MCP_FORWARD, "setLevel"},
 	};

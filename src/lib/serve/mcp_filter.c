@@ -197,19 +197,25 @@ static enum mcp_verdict check_call(struct mcp_filter *f, struct json_object *msg
 	return MCP_FORWARD;
 }
 
+/* A notification: a notifications/ method without an id (with one it
+ * would be a request, by whatever name). */
+static bool is_notification(const char *method, bool has_id)
+{
+	return !has_id && !strncmp(method, "notifications/", strlen("notifications/"));
+}
+
 /* With a tools list, the session allows those tools and nothing else of
  * the server's: its resources (a file server's files), prompts and
  * completions, and any method MCP may add or a server invent, stay out.
- * What a client needs to run the tools passes; notifications carry no
- * request. */
-static bool method_passes(const char *method)
+ * What a client needs to run the tools passes, and notifications. */
+static bool method_passes(const char *method, bool has_id)
 {
 	static const char *const pass[] = {"initialize", "ping", "tools/list", "tools/call",
 					   "logging/setLevel"};
 	for (size_t i = 0; i < sizeof(pass) / sizeof(*pass); i++)
 		if (!strcmp(method, pass[i]))
 			return true;
-	return !strncmp(method, "notifications/", strlen("notifications/"));
+	return is_notification(method, has_id);
 }
 
 /* The lists a client asks for on connecting, answered empty here; any
@@ -280,7 +286,7 @@ enum mcp_verdict mcp_filter_client(struct mcp_filter *f, const char *line, size_
 	if (has_id && !json_object_is_type(id, json_type_string) &&
 	    !json_object_is_type(id, json_type_int) && !json_object_is_type(id, json_type_null))
 		return close_with(call, "an id that is neither a string nor an integer");
-	if (has_method && f->allow && !method_passes(json_object_get_string(method)))
+	if (has_method && f->allow && !method_passes(json_object_get_string(method), has_id))
 		return refuse_method(f, json_object_get_string(method), has_id ? id : NULL, out);
 	if (has_method && f->allow && !strcmp(json_object_get_string(method), "initialize"))
 		client_capabilities(msg);
@@ -370,7 +376,7 @@ static const char *server_request_refused(const struct mcp_filter *f, struct jso
 	const char *m = json_object_get_string(method);
 	if (strlen(m) != (size_t)json_object_get_string_len(method))
 		return "";
-	if (!strcmp(m, "ping") || !strncmp(m, "notifications/", strlen("notifications/")))
+	if (!strcmp(m, "ping") || is_notification(m, json_object_object_get_ex(msg, "id", NULL)))
 		return NULL;
 	return m;
 }
