@@ -1,8 +1,11 @@
 #!/bin/sh
-# The hostile agent against the daemon through the MCP bridge: what the
-# host pays for what the agent sends (audit log bytes, daemon memory), and
-# what is left running on the host when the daemon goes. Each outcome is
-# read from outside: the audit log's size, the daemon's /proc, ps.
+# The hostile agent, and a hostile MCP server, against the daemon through
+# the MCP bridge: what the host pays for what the agent sends (audit log
+# bytes, daemon memory, server processes), what is left running when the
+# daemon goes, and what passes a tools list besides the tools (resources,
+# prompts, the server's requests of the agent). Each outcome is read from
+# outside: the audit log, the daemon's /proc, the processes, what the
+# server logged.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib"
 . "$(dirname "$0")/../e2e/serve-lib"
