@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -30,10 +31,24 @@
 
 /* Bytes queued toward one side beyond which the other is not read. */
 #define MCP_QUEUE_HIGH (1u << 20)
-/* Bridges of one server at once: each may be a process on the host. */
-#define MCP_BRIDGES_MAX 8
+/* Bridges of one server at once. Each may be a process on the host,
+ * outside the session's limits, started at the agent's word: a run's CLI
+ * takes one, and one more covers the previous run's still ending. */
+#define MCP_BRIDGES_MAX 2
 #define MCP_CONFIG ".mcp.json"
 #define MCP_CONFIG_MAX (1u << 20)
+/* The audit log is the host's disk: a refusal costs the agent nothing (it
+ * is answered here), nor does an upstream that fails, so a session records
+ * this many and then says it stops; a tool name is recorded up to the
+ * longest a tools list takes. */
+#define MCP_REFUSALS_LOGGED_MAX 1000
+/* Bytes all the bridges of a session may hold (buffers as allocated): 16
+ * servers of 2 bridges each holding a line short of MCP_LINE_MAX would be
+ * 128 MiB of the daemon's (and more sessions, more), at the agent's word. */
+#define MCP_SESSION_HELD_MAX (32u << 20)
+/* A buffer emptied after a long line gives its memory back. */
+#define MCP_BUFFER_KEEP 65536
+#define MCP_TOOL_LOGGED_MAX 256
 
 struct mcp_server {
 	char *name;
@@ -75,6 +90,7 @@ struct mcp_session {
 	struct strv bind_dirs, bind_names;
 	struct mcp_bridge *bridges;
 	struct session *session; /* once started */
+	unsigned refusals_logged;
 };
 
 /* --- Parameters --- */
@@ -269,6 +285,41 @@ static void audit_bridge(struct server *srv, const struct mcp_bridge *b, const c
 	audit_serve(&srv->audit, b->s->id, event, b->s->owner, f);
 }
 
+/* A record the agent causes for nothing (a refusal, an upstream that
+ * fails), while the session has records left for them. */
+static void audit_capped(struct server *srv, const struct mcp_bridge *b, const char *event,
+			 struct json_object *f)
+{
+	struct mcp_session *m = b->srv_conf->m;
+	if (m->refusals_logged > MCP_REFUSALS_LOGGED_MAX) {
+		json_object_put(f);
+		return;
+	}
+	if (m->refusals_logged++ == MCP_REFUSALS_LOGGED_MAX) {
+		json_object_put(f);
+		f = json_object_new_object();
+		json_object_object_add(
+		    f, "reason",
+		    json_object_new_string(
+			"too many refusals and failures: later ones are not recorded"));
+		event = "serve_mcp_refused";
+	}
+	audit_bridge(srv, b, event, f);
+}
+
+/* The tool's name for a record: its head when long, cut at a character. */
+static struct json_object *tool_logged(const char *tool)
+{
+	size_t n = strlen(tool);
+	if (n <= MCP_TOOL_LOGGED_MAX)
+		return json_object_new_string(tool);
+	n = MCP_TOOL_LOGGED_MAX;
+	while (n && ((unsigned char)tool[n] & 0xC0) == 0x80)
+		n--;
+	_cleanup_free_ char *head = xasprintf("%.*s...", (int)n, tool);
+	return json_object_new_string(head);
+}
+
 /* --- The relay --- */
 
 static void bridge_close(struct server *srv, struct mcp_bridge *b);
@@ -316,22 +367,28 @@ static int take_line(struct server *srv, struct mcp_bridge *b, bool from_down, c
 {
 	_cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
 	if (!from_down) {
-		if (mcp_filter_server(&b->filter, line, len, &out) == MCP_FORWARD)
+		enum mcp_verdict v = mcp_filter_server(&b->filter, line, len, &out);
+		if (v == MCP_FORWARD)
 			queue_line(&b->down, &out);
+		else if (v == MCP_REPLY)
+			queue_line(&b->up, &out);
 		return 0;
 	}
 	struct mcp_call call;
 	enum mcp_verdict v = mcp_filter_client(&b->filter, line, len, &out, &call);
 	if (call.is_call && call.tool) {
 		struct json_object *f = json_object_new_object();
-		json_object_object_add(f, "tool", json_object_new_string(call.tool));
+		json_object_object_add(f, "tool", tool_logged(call.tool));
 		json_object_object_add(f, "allowed", json_object_new_boolean(call.allowed));
-		audit_bridge(srv, b, "serve_mcp_call", f);
+		if (call.allowed)
+			audit_bridge(srv, b, "serve_mcp_call", f);
+		else
+			audit_capped(srv, b, "serve_mcp_call", f);
 	}
 	if (v == MCP_CLOSE) {
 		struct json_object *f = json_object_new_object();
 		json_object_object_add(f, "reason", json_object_new_string(call.why));
-		audit_bridge(srv, b, "serve_mcp_refused", f);
+		audit_capped(srv, b, "serve_mcp_refused", f);
 	}
 	mcp_call_release(&call);
 	if (v == MCP_FORWARD)
@@ -349,8 +406,27 @@ static void line_too_long(struct server *srv, struct mcp_bridge *b, bool from_do
 			       json_object_new_string(from_down
 							  ? "a line from inside over 4 MiB"
 							  : "a line from the server over 4 MiB"));
-	audit_bridge(srv, b, "serve_mcp_refused", f);
+	audit_capped(srv, b, "serve_mcp_refused", f);
 	bridge_close(srv, b);
+}
+
+static void trim(struct strbuf *sb)
+{
+	if (!sb->len && sb->alloc > MCP_BUFFER_KEEP)
+		strbuf_release(sb);
+}
+
+static size_t side_held(const struct side *sd)
+{
+	return sd->in.alloc + sd->out.alloc;
+}
+
+static size_t session_held(const struct mcp_session *m)
+{
+	size_t n = 0;
+	for (const struct mcp_bridge *b = m->bridges; b; b = b->next)
+		n += side_held(&b->down) + side_held(&b->up);
+	return n;
 }
 
 static void side_read(struct server *srv, struct mcp_bridge *b, bool from_down)
@@ -387,6 +463,16 @@ static void side_read(struct server *srv, struct mcp_bridge *b, bool from_down)
 	}
 	memmove(from->in.buf, from->in.buf + start, from->in.len - start);
 	strbuf_setlen(&from->in, from->in.len - start);
+	trim(&from->in);
+	/* Over the session's budget: this bridge, the one that grew, ends. */
+	if (session_held(b->srv_conf->m) > MCP_SESSION_HELD_MAX) {
+		struct json_object *f = json_object_new_object();
+		json_object_object_add(
+		    f, "reason",
+		    json_object_new_string("the session's MCP bridges hold over 32 MiB"));
+		audit_capped(srv, b, "serve_mcp_refused", f);
+		bridge_close(srv, b);
+	}
 }
 
 static void side_write(struct server *srv, struct mcp_bridge *b, struct side *to)
@@ -405,6 +491,7 @@ static void side_write(struct server *srv, struct mcp_bridge *b, struct side *to
 	}
 	strbuf_reset(&to->out);
 	to->out_off = 0;
+	trim(&to->out);
 }
 
 static void bridge_ready(struct server *srv, struct mcp_bridge *b, struct side *sd, struct watch *w,
@@ -557,9 +644,14 @@ static int connect_socket(const char *path, int *fd)
 /* In the child: the command, its stdin and stdout the pipes, stderr
  * /dev/null, in a session (and process group) of its own, with the
  * daemon's environment: the platform's own program, given what the
- * platform gave the daemon. */
-static _Noreturn void exec_command(const struct mcp_server *c, int in, int out, char *const *envp)
+ * platform gave the daemon. Out of the daemon's group, it is killed with
+ * the daemon however that ends (a sandbox dies with it the same way): a
+ * server that never reads its stdin would not notice. */
+static _Noreturn void exec_command(const struct mcp_server *c, int in, int out, char *const *envp,
+				   pid_t daemon)
 {
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != daemon)
+		_exit(127);
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || devnull < 0 || dup2(devnull, 2) < 0)
 		_exit(127);
@@ -584,9 +676,10 @@ static int start_command(struct server *srv, struct mcp_bridge *b)
 		close(to[1]);
 		return -e;
 	}
+	pid_t self = getpid();
 	pid_t pid = fork();
 	if (pid == 0)
-		exec_command(b->srv_conf, to[0], from[1], srv->o->envp);
+		exec_command(b->srv_conf, to[0], from[1], srv->o->envp, self);
 	int e = errno;
 	close(to[0]);
 	close(from[1]);
@@ -653,7 +746,7 @@ static void accept_ready(struct server *srv, struct watch *w, uint32_t events)
 		struct json_object *f = json_object_new_object();
 		json_object_object_add(f, "reason",
 				       json_object_new_string(strerror(r < 0 ? -r : EMFILE)));
-		audit_bridge(srv, b, "serve_mcp_upstream_failed", f);
+		audit_capped(srv, b, "serve_mcp_upstream_failed", f);
 		bridge_close(srv, b);
 		return;
 	}

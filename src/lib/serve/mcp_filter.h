@@ -43,13 +43,18 @@ void mcp_call_release(struct mcp_call *c);
 /* A line (without its newline) from the agent. Only a single JSON object
  * passes (no batch, no trailing text): what goes on is our own
  * serialization of it, so the server never sees a spelling (a duplicate
- * key, an odd escape) that it might read differently from us. */
+ * key, an odd escape) that it might read differently from us. With a
+ * tools list, only what running the allowed tools needs passes (other
+ * requests are answered here), and initialize offers the server no
+ * sampling, elicitation or roots. */
 enum mcp_verdict mcp_filter_client(struct mcp_filter *f, const char *line, size_t len,
 				   struct strbuf *out, struct mcp_call *call);
 /* A line from the server: every result.tools array loses the tools not
  * allowed (whatever the id: a reused id cannot get a list past), a batch
  * is filtered element by element, and a line that is not JSON is
- * dropped. */
+ * dropped. With a tools list, a request of the client other than ping
+ * (sampling, elicitation, roots) is answered back to the server
+ * (MCP_REPLY), and left out of a batch. */
 enum mcp_verdict mcp_filter_server(struct mcp_filter *f, const char *line, size_t len,
 				   struct strbuf *out);
 
