@@ -475,6 +475,25 @@ static void agent_stream_drops_an_overlong_line_and_resyncs(void **state)
 	collected_release(&c);
 }
 
+static void agent_stream_skips_a_line_of_too_many_values(void **state)
+{
+	struct collected c;
+	collected_init(&c);
+	struct agent_stream *st = agent_stream_new(AGENT_CLAUDE, false, true);
+	/* Small, but a million values for json-c to build. */
+	static const char head[] = "{\"type\":\"assistant\",\"x\":[";
+	agent_stream_feed(st, head, sizeof(head) - 1, collect, &c);
+	for (int i = 0; i < 300000; i++)
+		agent_stream_feed(st, "{},", 3, collect, &c);
+	static const char rest[] = "{}]}\n{\"type\":\"system\",\"subtype\":\"init\","
+				   "\"session_id\":\"s\"}\n";
+	agent_stream_feed(st, rest, sizeof(rest) - 1, collect, &c);
+	assert_string_equal(strbuf_str(&c.types), "error started");
+	unit_assert_contains(strbuf_str(&c.lines), "\"kind\":\"protocol\"", "values");
+	agent_stream_free(st);
+	collected_release(&c);
+}
+
 static void agent_stream_cuts_long_tool_output_at_a_character(void **state)
 {
 	struct strbuf line = STRBUF_INIT;
@@ -512,6 +531,7 @@ int main(void)
 	    cmocka_unit_test(agent_stream_splits_mcp_tool_names),
 	    cmocka_unit_test(agent_stream_shows_each_blocked_tool_use),
 	    cmocka_unit_test(agent_stream_drops_an_overlong_line_and_resyncs),
+	    cmocka_unit_test(agent_stream_skips_a_line_of_too_many_values),
 	    cmocka_unit_test(agent_stream_cuts_long_tool_output_at_a_character),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

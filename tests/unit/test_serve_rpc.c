@@ -14,6 +14,7 @@
 #include "base/base64.h"
 #include "base/cleanup.h"
 #include "serve/ring.h"
+#include "base/strbuf.h"
 #include "serve/rpc.h"
 #include "unit.h"
 
@@ -69,6 +70,23 @@ static void rpc_decode_refuses_a_nul_byte_inside_the_line(void **state)
 	assert_int_equal(rpc_decode(line, sizeof(line) - 1, &req, &code, &err), -1);
 	assert_int_equal(code, RPC_PARSE_ERROR);
 	rpc_request_release(&req);
+}
+
+static void rpc_decode_refuses_a_line_of_too_many_values(void **state)
+{
+	/* 300,000 empty objects: small text, a GiB of json-c's. */
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"params\":{\"x\":[");
+	for (int i = 0; i < 300000; i++)
+		strbuf_addstr(&sb, "{},");
+	strbuf_addstr(&sb, "{}]}}");
+	struct rpc_request req;
+	int code;
+	_cleanup_error_ struct error err = ERROR_INIT;
+	assert_int_equal(rpc_decode(sb.buf, sb.len, &req, &code, &err), -1);
+	assert_int_equal(err.kind, ERROR_LIMIT);
+	rpc_request_release(&req);
+	strbuf_release(&sb);
 }
 
 static void rpc_param_int_holds_its_bounds(void **state)
@@ -166,6 +184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(rpc_decode_gives_the_right_code_for_each_line),
 	    cmocka_unit_test(rpc_decode_refuses_a_nul_byte_inside_the_line),
+	    cmocka_unit_test(rpc_decode_refuses_a_line_of_too_many_values),
 	    cmocka_unit_test(rpc_param_int_holds_its_bounds),
 	    cmocka_unit_test(rpc_param_argv_refuses_empty_and_non_strings),
 	    cmocka_unit_test(ring_keeps_the_newest_chunks_numbered_without_gaps),

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "base/json_limit.h"
 #include "base/strbuf.h"
 #include "base/strv.h"
 #include "base/utf8.h"
@@ -700,6 +701,15 @@ static void map_line(struct agent_stream *st, const char *line, size_t len, agen
 		start++;
 	if (start == len)
 		return;
+	if (!json_values_within(line + start, len - start, JSON_CONTAINERS_MAX, JSON_COMMAS_MAX)) {
+		struct json_object *e = event_new("error");
+		add(e, "kind", json_object_new_string("protocol"));
+		add(e, "message",
+		    json_object_new_string("a line of the agent's output with more than 65536 "
+					   "objects and arrays or 262144 commas was not read"));
+		emit(ctx, e);
+		return;
+	}
 	/* Deeper than json-c's default of 32, so that a deeply nested tool
 	 * input cannot hide a tool call. */
 	struct json_tokener *tok = json_tokener_new_ex(1024);

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "base/cleanup.h"
+#include "base/json_limit.h"
 #include "base/xalloc.h"
 
 /* JSON-RPC: invalid request, invalid params. */
@@ -48,41 +49,11 @@ bool mcp_name_ok(const char *name)
 	return true;
 }
 
-/* json-c spends some hundreds of bytes on each value it builds (an
- * object is a hash table): a 4 MiB line of "{}," is over a million of
- * them, a GiB of the daemon's for a moment. A line is counted first, its
- * containers and its commas outside strings, and refused past these. */
-#define MCP_CONTAINERS_MAX 65536
-#define MCP_COMMAS_MAX 262144
-
-static bool values_within_limits(const char *line, size_t len)
-{
-	size_t containers = 0, commas = 0;
-	bool in_string = false, escaped = false;
-	for (size_t i = 0; i < len; i++) {
-		char c = line[i];
-		if (in_string) {
-			if (escaped)
-				escaped = false;
-			else if (c == '\\')
-				escaped = true;
-			else if (c == '"')
-				in_string = false;
-		} else if (c == '"') {
-			in_string = true;
-		} else if ((c == '{' || c == '[') && ++containers > MCP_CONTAINERS_MAX) {
-			return false;
-		} else if (c == ',' && ++commas > MCP_COMMAS_MAX) {
-			return false;
-		}
-	}
-	return true;
-}
-
 /* One JSON value filling the whole line, or NULL. */
 static struct json_object *parse_line(const char *line, size_t len)
 {
-	if (memchr(line, '\0', len) || !values_within_limits(line, len))
+	if (memchr(line, '\0', len) ||
+	    !json_values_within(line, len, JSON_CONTAINERS_MAX, JSON_COMMAS_MAX))
 		return NULL;
 	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
 		len--;

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "base/json_limit.h"
 #include "base/xalloc.h"
 
 static const char *const jsonrpc_version = "2.0";
@@ -18,6 +19,10 @@ int rpc_decode(const char *line, size_t len, struct rpc_request *req, int *code,
 	 * the whole message. */
 	if (memchr(line, '\0', len))
 		return error_set(err, ERROR_USAGE, "the message holds a NUL byte");
+	if (!json_values_within(line, len, JSON_CONTAINERS_MAX, JSON_COMMAS_MAX))
+		return error_set(err, ERROR_LIMIT,
+				 "the message holds more than %u objects and arrays or %u commas",
+				 JSON_CONTAINERS_MAX, JSON_COMMAS_MAX);
 	struct json_tokener *tok = json_tokener_new_ex(RPC_DEPTH_MAX);
 	if (!tok)
 		return error_set(err, ERROR_SETUP, "out of memory");
