@@ -215,6 +215,28 @@ static int add_no_unix_rules(scmp_filter_ctx ctx, uint32_t arch, const char **wh
 	return 0;
 }
 
+/* A process of a session of the daemon: no reaching into another process
+ * of the sandbox. The agent CLI's output is what the platform bills from;
+ * a tool it runs (same user, same sandbox) could otherwise take that
+ * channel with pidfd_getfd, or make the CLI print through ptrace or
+ * process_vm_writev. */
+static const char *const process_access_syscalls[] = {
+    "ptrace",
+    "pidfd_getfd",
+    "process_vm_readv",
+    "process_vm_writev",
+};
+
+static int add_no_ptrace_rules(scmp_filter_ctx ctx, uint32_t arch, const char **what)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(process_access_syscalls); i++) {
+		int r = deny(ctx, arch, process_access_syscalls[i], EPERM, 0, NULL, what);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* Each architecture gets a filter of its own with the rules that exist
  * there; they are merged into one program that checks the architecture
  * first. */
@@ -232,6 +254,8 @@ static int build(unsigned flags, scmp_filter_ctx *out, const char **what)
 			r = add_no_inet_rules(ctx, arches[i], what);
 		if (r == 0 && (flags & SECCOMP_COMMAND_NO_UNIX))
 			r = add_no_unix_rules(ctx, arches[i], what);
+		if (r == 0 && (flags & SECCOMP_COMMAND_NO_PTRACE))
+			r = add_no_ptrace_rules(ctx, arches[i], what);
 		if (r < 0)
 			return r;
 		if (!all) {

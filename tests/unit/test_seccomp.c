@@ -239,6 +239,10 @@ static const struct call calls[] = {
     {"socketcall", {SYS_SOCKET}, SECCOMP_COMMAND_NO_INET | SECCOMP_COMMAND_NO_UNIX, EPERM},
     {"socketcall", {SYS_SOCKETPAIR}, SECCOMP_COMMAND_NO_UNIX, EPERM},
     {"socketcall", {SYS_CONNECT}, 0, 0},
+    {"ptrace", {16 /* PTRACE_ATTACH */}, SECCOMP_COMMAND_NO_PTRACE, EPERM},
+    {"pidfd_getfd", {3, 1}, SECCOMP_COMMAND_NO_PTRACE, EPERM},
+    {"process_vm_readv", {1}, SECCOMP_COMMAND_NO_PTRACE, EPERM},
+    {"process_vm_writev", {1}, SECCOMP_COMMAND_NO_PTRACE, EPERM},
     {"getpid", {0}, 0, 0},
     {"read", {0}, 0, 0},
 };

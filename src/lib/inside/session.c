@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/term_escape.h"
+#include "sandbox/seccomp.h"
 
 _Noreturn void session_hold_main(void)
 {
@@ -34,6 +35,10 @@ _Noreturn void session_exec_main(int argc, char **argv)
 			const char *dir = argv[i] + strlen(SESSION_EXEC_CWD);
 			if (chdir(dir) < 0)
 				fail("working directory ", dir, errno, 126);
+		} else if (!strcmp(argv[i], SESSION_EXEC_NO_PTRACE)) {
+			struct error err = ERROR_INIT;
+			if (seccomp_filter_load_command(SECCOMP_COMMAND_NO_PTRACE, &err) < 0)
+				fail("", err.msg ? err.msg : "seccomp", EPERM, 126);
 		} else if (!strncmp(argv[i], SESSION_EXEC_ENV, strlen(SESSION_EXEC_ENV))) {
 			char *kv = argv[i] + strlen(SESSION_EXEC_ENV);
 			char *eq = strchr(kv, '=');
