@@ -26,15 +26,50 @@ def main():
     shutil.copy(os.path.join(os.environ["RT_DIR"], "forge.py"), os.path.join(ws, "forge.py"))
     ev, done = c.agent_run(sid, "STANDIN: bash python3 forge.py", permissionMode="bypassPermissions")
     out = " ".join(r["text"] for r in of_type(ev, "tool_result"))
-    print("# tool said: %s" % out.strip())
-    check("forge: pidfd_getfd refused" in out and "ptrace refused" in out and
-          "process_vm_writev refused" in out, "the tool reached into the CLI:", out)
+    print("# tool said: %s" % " / ".join(out.split("\n")))
+    check("forge: pidfd_getfd refused" in out and "ptrace write refused" in out and
+          "process_vm_writev refused" in out and "/proc/PID/mem refused" in out, "the tool reached into the CLI:", out)
     results = of_type(ev, "result")
     check(len(results) == 1, "more than one result:", show(results))
     check(done["result"] != "FORGED" and done["totalCostUsd"] > 0, "the forged result won:", done)
 run(main)
 PY
 	grep '^#' "$T/client.out" >&2
+	stop_daemon
+}
+
+# Open: a process the agent detaches (setsid) outlives agent/completed
+# and goes on acting, a second agent beside the next run. Nothing in the
+# sandbox can reap it for the run (a reaper of its own is the same user's
+# to kill; the init cannot tell its orphans apart); a cgroup per run
+# could. Run with REDTEAM17_OPEN=1 to see it fail.
+test_process_a_tool_leaves_behind_does_not_outlive_its_run()
+{
+	[ -n "${REDTEAM17_OPEN:-}" ] || skip "open: a detached process outlives its run (README limits)"
+	agent_daemon
+	client <<'PY'
+from serve_client import *
+from serve_agent import *
+import os, time
+def main():
+    c = Client(timeout=120); c.initialize()
+    sid, ws = agent_session(c)
+    # A detached loop that would go on acting (spending the API key,
+    # a second agent) after the run the platform saw end.
+    cmd = ("setsid sh -c 'while :; do sleep 0.2; date +%N > beat; done' "
+           "</dev/null >/dev/null 2>&1 & sleep 1; echo started")
+    ev, done = c.agent_run(sid, "STANDIN: bash " + cmd, permissionMode="bypassPermissions")
+    out = " ".join(r["text"] for r in of_type(ev, "tool_result"))
+    check("started" in out, "the tool:", out)
+    # The beat file keeps changing while the loop lives.
+    time.sleep(0.3)
+    b1 = open(os.path.join(ws, "beat")).read() if os.path.exists(os.path.join(ws, "beat")) else None
+    time.sleep(1.2)
+    b2 = open(os.path.join(ws, "beat")).read() if os.path.exists(os.path.join(ws, "beat")) else None
+    check(b1 is not None, "the loop never ran")
+    check(b1 == b2, "the tool's loop still runs after agent/completed")
+run(main)
+PY
 	stop_daemon
 }
 
