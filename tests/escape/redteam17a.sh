@@ -38,6 +38,37 @@ PY
 	stop_daemon
 }
 
+# The daemon user's agent state is hidden from every session (README): its
+# settings (an env with a key), notes, dotenv and the shell snapshots its
+# own sessions source are not read through the binds that keep them
+# read-only in a CLI run.
+test_daemon_users_agent_settings_and_snapshots_are_not_readable_in_a_session()
+{
+	mkdir -p "$HOME/.claude/shell-snapshots" "$HOME/.claude/session-env" "$HOME/.claude/commands" \
+		"$HOME/.codex/skills/s"
+	echo '{"env": {"ANTHROPIC_API_KEY": "settings-secret"}}' >"$HOME/.claude/settings.json"
+	echo "notes-secret" >"$HOME/.claude/CLAUDE.md"
+	echo "export TOKEN=snapshot-secret" >"$HOME/.claude/shell-snapshots/snapshot-bash-1.sh"
+	echo "TOKEN=sessionenv-secret" >"$HOME/.claude/session-env/x.sh"
+	echo "cmd-secret" >"$HOME/.claude/commands/c.md"
+	echo "OPENAI_API_KEY=dotenv-secret" >"$HOME/.codex/.env"
+	echo "[mcp_servers.x]\nenv = {T = \"toml-secret\"}" >"$HOME/.codex/config.toml"
+	echo "skill-secret" >"$HOME/.codex/skills/s/SKILL.md"
+	start_daemon
+	client <<'PY'
+from serve_client import *
+def main():
+    c = Client(timeout=60); c.initialize()
+    sid = c.create("u", "c")["sessionId"]
+    r = c.exec(sid, ["sh", "-c", "grep -rs secret ~/.claude ~/.codex ~/.claude.json; echo done"])
+    out = r["stdout"].decode()
+    check(out.strip().endswith("done"), r)
+    check("secret" not in out, "the daemon user's agent state read inside:", out)
+run(main)
+PY
+	stop_daemon
+}
+
 # Open: a process the agent detaches (setsid) outlives agent/completed
 # and goes on acting, a second agent beside the next run. Nothing in the
 # sandbox can reap it for the run (a reaper of its own is the same user's
