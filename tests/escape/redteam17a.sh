@@ -69,6 +69,34 @@ PY
 	stop_daemon
 }
 
+# The same when the daemon user keeps Claude Code's state elsewhere
+# (CLAUDE_CONFIG_DIR, CODEX_HOME in the daemon's environment): the
+# @agents preset would open that directory read-write in every session,
+# another chat's conversations and all.
+test_daemon_users_claude_config_dir_is_not_reachable_in_a_session()
+{
+	mkdir -p "$T/claude-dir/projects/p" "$T/codex-home"
+	echo '{"display": "other-chat-secret"}' >"$T/claude-dir/projects/p/s.jsonl"
+	echo "codex-home-secret" >"$T/codex-home/history.jsonl"
+	CLAUDE_CONFIG_DIR="$T/claude-dir" CODEX_HOME="$T/codex-home" start_daemon
+	client <<'PY'
+from serve_client import *
+import os
+def main():
+    c = Client(timeout=60); c.initialize()
+    sid = c.create("u", "c")["sessionId"]
+    t = os.environ["T"]
+    r = c.exec(sid, ["sh", "-c", "grep -rs secret %s/claude-dir %s/codex-home; "
+                     "echo planted > %s/claude-dir/planted; echo done" % (t, t, t)])
+    out = r["stdout"].decode()
+    check(out.strip().endswith("done"), r)
+    check("secret" not in out, "the daemon user's CLAUDE_CONFIG_DIR read inside:", out)
+    check(not os.path.exists(t + "/claude-dir/planted"), "a session wrote into CLAUDE_CONFIG_DIR")
+run(main)
+PY
+	stop_daemon
+}
+
 # Open: a process the agent detaches (setsid) outlives agent/completed
 # and goes on acting, a second agent beside the next run. Nothing in the
 # sandbox can reap it for the run (a reaper of its own is the same user's
