@@ -215,6 +215,51 @@ static int add_no_unix_rules(scmp_filter_ctx ctx, uint32_t arch, const char **wh
 	return 0;
 }
 
+/* A process of a session of the daemon: nothing that writes into another
+ * process of the sandbox. The agent CLI's output is what the platform
+ * bills from; a tool it runs (same user, same sandbox) could otherwise
+ * take that channel with pidfd_getfd, or make the CLI print through
+ * process_vm_writev or ptrace's writing requests. Reading stays: a leak
+ * checker (LeakSanitizer) and strace attach, read registers and memory. */
+static const char *const process_write_syscalls[] = {"pidfd_getfd", "process_vm_writev"};
+
+/* ptrace requests that change the tracee: its memory, registers, signal
+ * or system call (x86's and 32-bit ARM's own ones included; the
+ * numbers are unused elsewhere). */
+static const uint32_t ptrace_writes[] = {
+    4,	    /* POKETEXT */
+    5,	    /* POKEDATA */
+    6,	    /* POKEUSER */
+    13,	    /* SETREGS */
+    15,	    /* SETFPREGS */
+    19,	    /* x86 SETFPXREGS, ARM SETWMMXREGS */
+    23,	    /* ARM SET_SYSCALL */
+    25,	    /* x86 SET_THREAD_AREA (i386 numbering) */
+    26,	    /* x86 SET_THREAD_AREA, ARM SETCRUNCHREGS */
+    28,	    /* ARM SETVFPREGS */
+    30,	    /* x86 ARCH_PRCTL, ARM SETHBPREGS */
+    0x4203, /* SETSIGINFO */
+    0x4205, /* SETREGSET */
+    0x420b, /* SETSIGMASK */
+    0x4212, /* SET_SYSCALL_INFO */
+};
+
+static int add_no_ptrace_rules(scmp_filter_ctx ctx, uint32_t arch, const char **what)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(process_write_syscalls); i++) {
+		int r = deny(ctx, arch, process_write_syscalls[i], EPERM, 0, NULL, what);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(ptrace_writes); i++) {
+		struct scmp_arg_cmp cmp = compare_low32(0, ptrace_writes[i]);
+		int r = deny(ctx, arch, "ptrace", EPERM, 1, &cmp, what);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* Each architecture gets a filter of its own with the rules that exist
  * there; they are merged into one program that checks the architecture
  * first. */
@@ -232,6 +277,8 @@ static int build(unsigned flags, scmp_filter_ctx *out, const char **what)
 			r = add_no_inet_rules(ctx, arches[i], what);
 		if (r == 0 && (flags & SECCOMP_COMMAND_NO_UNIX))
 			r = add_no_unix_rules(ctx, arches[i], what);
+		if (r == 0 && (flags & SECCOMP_COMMAND_NO_PTRACE))
+			r = add_no_ptrace_rules(ctx, arches[i], what);
 		if (r < 0)
 			return r;
 		if (!all) {

@@ -9,45 +9,13 @@
 # what left the sandbox. Skipped only when npm could not install the CLIs.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/serve-lib"
-
-AGENT_CLIS=${AGENT_CLIS:-/opt/agent-clis}
-export CLAUDE_DIR="$AGENT_CLIS/node_modules/@anthropic-ai/claude-code-linux-x64"
-export CODEX_DIR="$AGENT_CLIS/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin"
+. "$(dirname "$0")/serve-agent-lib"
 # inject-lib.sh: the test CA, certificates and global config of the
 # credential test.
 . "$(dirname "$0")/../inject-lib.sh"
-AGENT_STANDIN=$(cd "$(dirname "$0")/../agents" && pwd)/standin.py
 # A small MCP stdio server that logs what reaches it.
 MCP_SERVER=$(cd "$(dirname "$0")/../agents" && pwd)/mcp_server.py
 export MCP_SERVER
-
-need_clis()
-{
-	[ -x "$CLAUDE_DIR/claude" ] && [ -x "$CODEX_DIR/codex" ] && return 0
-	if [ -r "$AGENT_CLIS/npm-failed" ]; then
-		skip "the agent CLIs are not in $AGENT_CLIS: $(cat "$AGENT_CLIS/npm-failed")"
-	fi
-	fail "the agent CLIs are missing from $AGENT_CLIS: run tests/install-deps"
-}
-
-# The stand-in on the host's loopback, then the daemon (ARGS for serve);
-# $API_PORT, $MARK (a word unique to this test) exported for the client.
-agent_daemon()
-{
-	need_clis
-	export MARK="m$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
-	"$SERVE_PY" "$AGENT_STANDIN" --port-file "$T/standin.port" --record "$T/requests.jsonl" \
-		>"$T/standin.log" 2>&1 &
-	echo $! >>"$T/pids"
-	for _ in $(seq 200); do
-		[ -s "$T/standin.port" ] && break
-		sleep 0.05
-	done
-	API_PORT=$(cat "$T/standin.port" 2>/dev/null) ||
-		fail "the API stand-in did not start: $(cat "$T/standin.log")"
-	export API_PORT T
-	start_daemon "$@"
-}
 
 test_claude_text_run_streams_started_text_and_result_with_the_clis_cost_and_usage()
 {

@@ -184,6 +184,24 @@ static void agents_keep_config_read_only_and_claude_copy_writable(void **state)
 	expect_level(&rules, "/home/user/claude-alt/*.sh", ACCESS_RO);
 }
 
+static void agents_config_rules_only_tighten(void **state)
+{
+	/* Protections, never grants: beneath a directory hidden by another
+	 * rule (serve hides the daemon user's ~/.claude) they stay hidden. */
+	_cleanup_rule_list_ struct rule_list rules = RULE_LIST_INIT;
+	preset_expand(preset_lookup("@agents"), &context, &rules);
+	size_t ro = 0;
+	for (size_t i = 0; i < rules.len; i++) {
+		if (rules.items[i].level != ACCESS_RO)
+			continue;
+		ro++;
+		if (!rules.items[i].tighten_only)
+			unit_fail("%s is a grant, not a protection", rules.items[i].pattern);
+	}
+	assert_true(ro > 20);
+	assert_false(find_rule(&rules, "~/.claude")->tighten_only);
+}
+
 static void claude_env_points_at_home_unless_the_host_names_a_directory(void **state)
 {
 	char *plain[] = {"PATH=/usr/bin", NULL};
@@ -212,6 +230,7 @@ int main(void)
 	    cmocka_unit_test(every_protected_path_in_a_writable_directory_has_it_pinned),
 	    cmocka_unit_test(caches_grant_data_and_keep_bin_env_and_npx_closed),
 	    cmocka_unit_test(agents_keep_config_read_only_and_claude_copy_writable),
+	    cmocka_unit_test(agents_config_rules_only_tighten),
 	    cmocka_unit_test(base_hides_credential_stores_and_histories),
 	    cmocka_unit_test(agent_configs_cover_every_mise_config_in_the_project),
 	    cmocka_unit_test(claude_env_points_at_home_unless_the_host_names_a_directory),

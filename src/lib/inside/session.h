@@ -8,11 +8,14 @@
 #define SESSION_EXEC_ARG "--session-exec"
 #define SESSION_EXEC_CWD "--cwd="
 #define SESSION_EXEC_ENV "--env="
+#define SESSION_EXEC_NO_PTRACE "--no-ptrace"
 
 /* Waits until a signal ends it. */
 _Noreturn void session_hold_main(void);
 
-/* agent-sandbox --session-exec [--cwd=DIR] [--env=NAME=VALUE]... -- CMD...:
- * exits 127 when CMD is not found, 126 when it cannot run or DIR is not
- * there. */
+/* agent-sandbox --session-exec [--no-ptrace] [--cwd=DIR] [--env=NAME=VALUE]...
+ * -- CMD...: --no-ptrace stacks the command filter that keeps CMD and
+ * what it starts from reaching into other processes
+ * (SECCOMP_COMMAND_NO_PTRACE); exits 127 when CMD is not found, 126 when it cannot run or DIR is
+ * not there. */
 _Noreturn void session_exec_main(int argc, char **argv);

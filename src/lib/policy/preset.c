@@ -554,6 +554,14 @@ static void add_literal(struct rule_list *out, const char *path, enum access_lev
 	rule_list_add(out, escaped, level, LAYER_PRESET, origin);
 }
 
+/* The agents' configuration is kept read-only as a protection, never as a
+ * grant: beneath a directory hidden by another rule (the daemon user's
+ * ~/.claude, which no session of `serve` may read), it stays hidden. */
+static void add_protection(struct rule_list *out, const char *pattern, const char *origin)
+{
+	rule_list_add_tightening(out, pattern, ACCESS_RO, LAYER_PRESET, origin);
+}
+
 /* One agent directory's scripts, by suffix; "~/.claude" may be a literal
  * CLAUDE_CONFIG_DIR, so it is escaped when it is not written with "~". */
 static void add_scripts(struct rule_list *out, const char *dir, bool literal)
@@ -561,14 +569,15 @@ static void add_scripts(struct rule_list *out, const char *dir, bool literal)
 	_cleanup_free_ char *escaped = literal ? pattern_escape(dir) : xstrdup(dir);
 	for (size_t i = 0; i < ARRAY_SIZE(script_suffixes); i++) {
 		_cleanup_free_ char *glob = xasprintf("%s/*.%s", escaped, script_suffixes[i]);
-		rule_list_add(out, glob, ACCESS_RO, LAYER_PRESET, "@agents");
+		add_protection(out, glob, "@agents");
 	}
 }
 
 static void expand_agents(const struct preset_context *ctx, struct rule_list *out)
 {
 	add_all(out, agent_state, ARRAY_SIZE(agent_state), ACCESS_RW, "@agents");
-	add_all(out, agent_config, ARRAY_SIZE(agent_config), ACCESS_RO, "@agents");
+	for (size_t i = 0; i < ARRAY_SIZE(agent_config); i++)
+		add_protection(out, agent_config[i], "@agents");
 	for (size_t i = 0; i < ARRAY_SIZE(agent_script_dirs); i++)
 		add_scripts(out, agent_script_dirs[i], false);
 
@@ -581,13 +590,15 @@ static void expand_agents(const struct preset_context *ctx, struct rule_list *ou
 		return;
 	add_literal(out, dir, ACCESS_RW, "@agents (CLAUDE_CONFIG_DIR)");
 	_cleanup_free_ char *global = xasprintf("%s/.claude.json", dir);
-	add_literal(out, global, ACCESS_RO, "@agents (CLAUDE_CONFIG_DIR)");
+	_cleanup_free_ char *global_escaped = pattern_escape(global);
+	add_protection(out, global_escaped, "@agents (CLAUDE_CONFIG_DIR)");
 	for (size_t i = 0; i < ARRAY_SIZE(agent_config); i++) {
 		const char *p = agent_config[i];
 		if (strncmp(p, "~/.claude/", 10) != 0)
 			continue;
 		_cleanup_free_ char *path = xasprintf("%s/%s", dir, p + 10);
-		add_literal(out, path, ACCESS_RO, "@agents (CLAUDE_CONFIG_DIR)");
+		_cleanup_free_ char *escaped = pattern_escape(path);
+		add_protection(out, escaped, "@agents (CLAUDE_CONFIG_DIR)");
 	}
 	add_scripts(out, dir, true);
 }

@@ -38,6 +38,9 @@ const struct seccomp_rule seccomp_rules[] = {
      "its flags are in memory, out of the filter's reach: libc falls back to clone"},
     {"io_uring_setup, io_uring_enter, io_uring_register", "EPERM",
      "performs system calls that no filter sees; a large attack surface"},
+    {"ptrace, pidfd_getfd, process_vm_readv, process_vm_writev (processes `serve` starts)", "EPERM",
+     "taking the agent CLI's output channel, or its memory, to print events the platform "
+     "bills from"},
 };
 const size_t seccomp_rules_len = ARRAY_SIZE(seccomp_rules);
 

@@ -27,8 +27,13 @@ enum {
 	 * and a datagram socketpair (sendto names any address); a stream
 	 * socketpair stays. */
 	SECCOMP_COMMAND_NO_UNIX = 1 << 3,
-	SECCOMP_COMMAND_ALL =
-	    SECCOMP_COMMAND_SANDBOX_RULES | SECCOMP_COMMAND_NO_INET | SECCOMP_COMMAND_NO_UNIX,
+	/* Nothing written into another process of the sandbox (pidfd_getfd,
+	 * process_vm_writev, ptrace's writing requests): the daemon's
+	 * processes, so that a tool cannot take the agent CLI's output
+	 * channel, or make it print, to forge events. */
+	SECCOMP_COMMAND_NO_PTRACE = 1 << 4,
+	SECCOMP_COMMAND_ALL = SECCOMP_COMMAND_SANDBOX_RULES | SECCOMP_COMMAND_NO_INET |
+			      SECCOMP_COMMAND_NO_UNIX | SECCOMP_COMMAND_NO_PTRACE,
 };
 
 /* Loads a filter with the rules FLAGS select into the calling thread (and

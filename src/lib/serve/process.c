@@ -726,20 +726,24 @@ static struct process *launch(struct server *srv, struct session *s, struct star
 			  SESSION_PROCESSES_MAX);
 		return NULL;
 	}
-	/* What the init runs: the argv itself, or our helper when the
-	 * process needs its own directory or variables. */
+	/* What the init runs: our helper, which gives the process its
+	 * directory and variables and keeps it (and all it starts) from
+	 * reaching into the sandbox's other processes: an agent CLI's output
+	 * channel is what the platform bills from, and a process of the
+	 * session (a hook running the agent's Makefile, one the agent left
+	 * behind) could take it with pidfd_getfd, or make the CLI print
+	 * through ptrace, to forge its events. */
 	_cleanup_strv_ struct strv run = STRV_INIT;
-	if (sp->cwd || sp->env.len) {
-		strv_push(&run, SANDBOX_SELF);
-		strv_push(&run, SESSION_EXEC_ARG);
-		if (sp->cwd)
-			strv_pushf(&run, "%s%s%s%s", SESSION_EXEC_CWD,
-				   sp->cwd[0] == '/' ? "" : s->workspace,
-				   sp->cwd[0] == '/' ? "" : "/", sp->cwd);
-		for (size_t i = 0; i < sp->env.len; i++)
-			strv_push(&run, sp->env.items[i]);
-		strv_push(&run, "--");
-	}
+	strv_push(&run, SANDBOX_SELF);
+	strv_push(&run, SESSION_EXEC_ARG);
+	strv_push(&run, SESSION_EXEC_NO_PTRACE);
+	if (sp->cwd)
+		strv_pushf(&run, "%s%s%s%s", SESSION_EXEC_CWD,
+			   sp->cwd[0] == '/' ? "" : s->workspace, sp->cwd[0] == '/' ? "" : "/",
+			   sp->cwd);
+	for (size_t i = 0; i < sp->env.len; i++)
+		strv_push(&run, sp->env.items[i]);
+	strv_push(&run, "--");
 	_cleanup_strbuf_ struct strbuf payload = STRBUF_INIT;
 	for (size_t i = 0; i < sp->argv.len; i++)
 		strv_push(&run, sp->argv.items[i]);

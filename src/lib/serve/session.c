@@ -31,6 +31,8 @@
 #include "sandbox/launch.h"
 #include "sandbox/prepare.h"
 #include "policy/agent_profile.h"
+#include "policy/env.h"
+#include "policy/pattern.h"
 #include "serve/internal.h"
 #include "serve/mcp.h"
 #include "workspace/instance.h"
@@ -752,6 +754,19 @@ static int plan(struct server *srv, struct conn *c, struct session *s, const str
 		_cleanup_free_ char *path = xasprintf("%s/.claude.json", home);
 		rule_list_add(&rules, path, ACCESS_EXCLUDE, LAYER_CLI,
 			      "serve: the daemon user's agent state");
+	}
+	/* Wherever the daemon user keeps it (outside the home too, for a
+	 * client of any uid): the @agents preset would open that directory
+	 * read-write as the agent's state, every chat's conversations in
+	 * it. */
+	static const char *const state_vars[] = {"CLAUDE_CONFIG_DIR", "CODEX_HOME"};
+	for (size_t i = 0; i < ARRAY_SIZE(state_vars); i++) {
+		const char *dir = env_get(srv->o->envp, state_vars[i]);
+		if (dir && dir[0] == '/') {
+			_cleanup_free_ char *escaped = pattern_escape(dir);
+			rule_list_add(&rules, escaped, ACCESS_EXCLUDE, LAYER_CLI,
+				      "serve: the daemon user's agent state");
+		}
 	}
 	/* The daemon's credentials (serve --credential), but for one whose
 	 * base URL the session's env sets: that endpoint wins (API.md). */
