@@ -122,10 +122,11 @@ static void emit(void *ctx, struct json_object *ev)
 		}
 		for (size_t i = 0; i < r->skills.len; i++) {
 			bool have = false;
-			for (size_t k = 0; k < json_object_array_length(list); k++)
-				have |= !strcmp(
-				    json_object_get_string(json_object_array_get_idx(list, k)),
-				    r->skills.items[i]);
+			for (size_t k = 0; k < json_object_array_length(list); k++) {
+				const char *n =
+				    json_object_get_string(json_object_array_get_idx(list, k));
+				have |= n && !strcmp(n, r->skills.items[i]);
+			}
 			if (!have)
 				json_object_array_add(list,
 						      json_object_new_string(r->skills.items[i]));
@@ -281,7 +282,7 @@ static void done(struct server *srv, struct process *p, const struct error *err)
 	struct agent_run *r = p->sink_ctx;
 	r->proc = NULL;
 	r->signals_sent = 0;
-	arm(r, 0);
+	/* Between steps nothing is watched: disarmed. */
 	(void)timerfd_settime(r->timer.fd, 0, &(struct itimerspec){0}, NULL);
 	switch (r->phase) {
 	case PHASE_BEFORE: {
@@ -307,7 +308,6 @@ static void done(struct server *srv, struct process *p, const struct error *err)
 	case PHASE_AGENT: {
 		int status = err ? -1 : p->killed ? (SIGKILL & 0x7f) : p->raw_status;
 		r->wait_status = status;
-		strbuf_add(&r->stderr_tail, "", 0);
 		_cleanup_free_ char *why = NULL;
 		const char *tail = r->stderr_tail.len ? r->stderr_tail.buf : NULL;
 		if (err)
